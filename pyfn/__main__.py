@@ -1,0 +1,7 @@
+"""``python -m pyfn``."""
+
+import sys
+
+from pyfn.cli import main
+
+sys.exit(main())

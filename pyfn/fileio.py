@@ -1,0 +1,127 @@
+"""Atomic output files: written under a temporary name, renamed when complete."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+from pyfn.errors import PyfnError
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+@contextmanager
+def atomic_writer(path: Path, mode: str = "w") -> Iterator[IO]:
+    """Open ``path`` for writing through a temporary file in the same folder.
+
+    The final name appears only once the block finished without error; on any
+    failure the temporary file is removed and the previous file (if any) stays.
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.chmod(tmp, 0o666 & ~_UMASK)
+    except OSError as exc:
+        raise PyfnError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    try:
+        kwargs = {} if "b" in mode else {"encoding": "utf-8", "newline": "\n"}
+        with os.fdopen(fd, mode, **kwargs) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        _remove(tmp)
+        raise PyfnError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def _remove(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+
+
+def write_lines(path: Path, lines: Iterable[str]) -> None:
+    """Write ``lines`` (each without its newline) atomically, one per line."""
+    with atomic_writer(path) as handle:
+        for line in lines:
+            handle.write(line)
+            handle.write("\n")
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` atomically."""
+    with atomic_writer(path) as handle:
+        handle.write(text)
+
+
+def sha256_file(path: Path) -> str:
+    """The sha256 hex digest of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+LOCK_NAME = ".pyfn.lock"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextmanager
+def locked_directory(directory: Path) -> Iterator[Path]:
+    """Hold ``directory/.pyfn.lock`` while writing into ``directory``.
+
+    A second run into the same directory refuses with a clear message; a lock
+    left by a process that no longer exists is taken over.
+    """
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PyfnError(f"{directory}: cannot create the target directory: {exc.strerror or exc}") from exc
+    lock = directory / LOCK_NAME
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            break
+        except FileExistsError:
+            try:
+                pid = int(lock.read_text().strip() or 0)
+            except (OSError, ValueError):
+                pid = 0
+            if pid and _pid_alive(pid):
+                raise PyfnError(
+                    f"{directory}: another pyfn run (pid {pid}) is writing here; wait for it or remove {lock}"
+                ) from None
+            lock.unlink(missing_ok=True)
+        except OSError as exc:
+            raise PyfnError(f"{directory}: cannot write: {exc.strerror or exc}") from exc
+    else:
+        raise PyfnError(f"{directory}: cannot take the lock {lock}")
+    with os.fdopen(fd, "w") as handle:
+        handle.write(f"{os.getpid()}\n")
+    try:
+        yield directory
+    finally:
+        lock.unlink(missing_ok=True)

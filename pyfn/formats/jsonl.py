@@ -1,0 +1,129 @@
+"""JSON Lines: pyfn's lossless pivot format, one annotation set per line.
+
+Each line holds the set's ids, status, LU and frame, its ``Target``/``FE``/
+``PT``/``GF`` layers with FrameNet character offsets (end inclusive) and its
+sentence (text, ids, PENN POS labels). Reading a file back gives the same
+:class:`~pyfn.model.AnnotationSet` objects (round trip is identity).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pyfn.errors import PyfnError
+from pyfn.model import AnnotationSet, Label, Layer, Sentence
+
+
+def _label_to_list(label: Label) -> list[Any]:
+    return [label.name, label.start, label.end, label.itype, label.fe_id]
+
+
+def set_to_dict(aset: AnnotationSet) -> dict[str, Any]:
+    """The JSON object of one annotation set (fixed key order)."""
+    s = aset.sentence
+    return {
+        "id": aset.id,
+        "source": aset.source,
+        "status": aset.status,
+        "lu_id": aset.lu_id,
+        "lu": aset.lu_name,
+        "frame_id": aset.frame_id,
+        "frame": aset.frame_name,
+        "layers": [
+            {"name": layer.name, "rank": layer.rank, "labels": [_label_to_list(lb) for lb in layer.labels]}
+            for layer in aset.layers
+        ],
+        "sentence": {
+            "id": s.id,
+            "text": s.text,
+            "document": s.document,
+            "doc_id": s.doc_id,
+            "corpus_id": s.corpus_id,
+            "sent_no": s.sent_no,
+            "parag_no": s.parag_no,
+            "apos": s.apos,
+            "pos_layer": s.pos_layer,
+            "pos": [_label_to_list(lb) for lb in s.pos],
+        },
+    }
+
+
+def dumps(aset: AnnotationSet) -> str:
+    """One JSON line (no newline) for ``aset``; deterministic."""
+    return json.dumps(set_to_dict(aset), ensure_ascii=False, separators=(",", ":"))
+
+
+def _label(item: Any) -> Label:
+    name, start, end, itype, fe_id = item
+    for value in (start, end, fe_id):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+            raise ValueError(f"label {name!r}: offset or feID {value!r} is not an integer")
+    if not isinstance(name, str) or (itype is not None and not isinstance(itype, str)):
+        raise ValueError(f"label {name!r}: name and itype must be strings")
+    return Label(name, start, end, itype, fe_id)
+
+
+def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
+    """Rebuild an annotation set from its JSON object; raises ``KeyError``/``ValueError``/``TypeError``."""
+    s = obj["sentence"]
+    if not isinstance(s["text"], str):
+        raise ValueError("sentence text is not a string")
+    sentence = Sentence(
+        id=s["id"],
+        text=s["text"],
+        document=s["document"],
+        doc_id=s["doc_id"],
+        corpus_id=s["corpus_id"],
+        sent_no=s["sent_no"],
+        parag_no=s["parag_no"],
+        apos=s["apos"],
+        pos_layer=s["pos_layer"],
+        pos=tuple(_label(lb) for lb in s["pos"]),
+    )
+    layers = tuple(
+        Layer(layer["name"], layer["rank"], tuple(_label(lb) for lb in layer["labels"])) for layer in obj["layers"]
+    )
+    if not isinstance(obj["id"], int) or not isinstance(obj["frame"], str) or not isinstance(obj["lu"], str):
+        raise ValueError("id must be an integer, lu and frame strings")
+    return AnnotationSet(
+        id=obj["id"],
+        sentence=sentence,
+        status=obj["status"],
+        lu_id=obj["lu_id"],
+        lu_name=obj["lu"],
+        frame_id=obj["frame_id"],
+        frame_name=obj["frame"],
+        layers=layers,
+        source=obj["source"],
+    )
+
+
+def loads(line: str, where: str = "<string>") -> AnnotationSet:
+    """Parse one JSON line into an annotation set; errors name ``where``."""
+    try:
+        obj = json.loads(line)
+        if not isinstance(obj, dict):
+            raise ValueError("not a JSON object")
+        return set_from_dict(obj)
+    except json.JSONDecodeError as exc:
+        raise PyfnError(f"{where}: invalid JSON: {exc.msg} at column {exc.colno}") from None
+    except KeyError as exc:
+        raise PyfnError(f"{where}: missing field {exc.args[0]!r}") from None
+    except (ValueError, TypeError) as exc:
+        raise PyfnError(f"{where}: {exc}") from None
+
+
+def read(path: Path) -> Iterator[AnnotationSet]:
+    """Stream the annotation sets of a JSONL file; errors name the file and line."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for lineno, line in enumerate(handle, 1):
+                if line.strip():
+                    yield loads(line, f"{path}:{lineno}")
+    except UnicodeDecodeError as exc:
+        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None

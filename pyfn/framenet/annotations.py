@@ -1,0 +1,190 @@
+"""Readers of annotated sentences: ``fulltext/*.xml`` and ``lu/*.xml`` (exemplars).
+
+Each reader turns one file's bytes into a :class:`FileResult`: the annotation
+sets, and the problems met, each naming its item, so that batch runs can skip
+and count them. An annotation set is a set whose first ``Target`` layer has
+labels that all carry ``start`` and ``end`` (the labels of every ``Target``
+layer make its target); a set with an empty first ``Target`` layer, or one of
+whose first-layer labels lacks an offset, is not a frame annotation and is
+counted under a ``no_target:*`` reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from pyfn.errors import PyfnError
+from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
+from pyfn.model import FRAME_LAYERS, AnnotationSet, Label, Layer, Sentence
+
+POS_LAYERS = ("PENN",)
+_LABEL = NS + "label"
+_LAYER = NS + "layer"
+
+
+@dataclass
+class Problem:
+    """An item that could not be read: ``reason`` is a short ledger key."""
+
+    reason: str
+    where: str
+    message: str
+
+
+@dataclass
+class FileResult:
+    """What one annotation file held."""
+
+    path: str
+    sha256: str
+    sets: list[AnnotationSet] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    sentences: int = 0
+    not_annotation_sets: Counter = field(default_factory=Counter)
+
+
+def _labels(layer: etree._Element, where: str) -> tuple[Label, ...]:
+    """The labels of a layer; a non-integer offset raises :class:`PyfnError`."""
+    out = []
+    for elem in layer.iterfind(_LABEL):
+        attrib = elem.attrib
+        start, end, fe_id = attrib.get("start"), attrib.get("end"), attrib.get("feID")
+        try:
+            out.append(
+                Label(
+                    attrib.get("name", ""),
+                    None if start is None else int(start),
+                    None if end is None else int(end),
+                    attrib.get("itype"),
+                    None if fe_id is None else int(fe_id),
+                )
+            )
+        except ValueError:
+            raise PyfnError(
+                f"{where}: label {attrib.get('name')!r} has a non-integer offset or feID"
+                f" (start={start!r} end={end!r} feID={fe_id!r})"
+            ) from None
+    return tuple(out)
+
+
+def _read_sentence(
+    sent: etree._Element, document: str, where: str, lexunit: dict[str, str] | None, result: FileResult
+) -> None:
+    sent_id = int_attr(sent, "ID", where, required=True)
+    assert sent_id is not None
+    where = f"{where} sentence {sent_id}"
+    text_el = sent.find(NS + "text")
+    if text_el is None:
+        raise PyfnError(f"{where}: no <text>")
+    text = text_el.text or ""
+    pos_layer: str | None = None
+    pos: tuple[Label, ...] = ()
+    frame_sets: list[tuple[etree._Element, list[Layer]]] = []
+    for aset in sent.iterfind(NS + "annotationSet"):
+        layers: list[Layer] = []
+        aset_where = f"{where} annotationSet {aset.get('ID')}"
+        try:
+            for layer in aset.iterfind(_LAYER):
+                name = layer.get("name", "")
+                if name in FRAME_LAYERS:
+                    rank = int_attr(layer, "rank", aset_where) or 1
+                    layers.append(Layer(name, rank, _labels(layer, aset_where)))
+                elif name in POS_LAYERS and pos_layer is None:
+                    pos_layer, pos = name, _labels(layer, aset_where)
+        except PyfnError as exc:
+            result.problems.append(Problem("malformed_annotation_set", aset_where, str(exc)))
+            continue
+        if any(layer.name == "Target" for layer in layers):
+            frame_sets.append((aset, layers))
+    sentence = Sentence(
+        id=sent_id,
+        text=text,
+        document=document,
+        doc_id=int_attr(sent, "docID", where),
+        corpus_id=int_attr(sent, "corpID", where),
+        sent_no=int_attr(sent, "sentNo", where),
+        parag_no=int_attr(sent, "paragNo", where),
+        apos=int_attr(sent, "aPos", where),
+        pos_layer=pos_layer,
+        pos=pos,
+    )
+    result.sentences += 1
+    for aset, layers in frame_sets:
+        aset_where = f"{where} annotationSet {aset.get('ID')}"
+        first_target = next(layer for layer in layers if layer.name == "Target")
+        if not first_target.labels:
+            result.not_annotation_sets["no_target:empty_layer"] += 1
+            continue
+        if not all(label.is_overt for label in first_target.labels):
+            result.not_annotation_sets["no_target:label_without_offsets"] += 1
+            continue
+        try:
+            result.sets.append(_annotation_set(aset, layers, sentence, aset_where, lexunit))
+        except PyfnError as exc:
+            result.problems.append(Problem("malformed_annotation_set", aset_where, str(exc)))
+
+
+def _annotation_set(
+    aset: etree._Element, layers: list[Layer], sentence: Sentence, where: str, lexunit: dict[str, str] | None
+) -> AnnotationSet:
+    if lexunit is not None:
+        lu_name, frame_name = lexunit["name"], lexunit["frame"]
+        lu_id, frame_id = _opt_int(lexunit.get("ID")), _opt_int(lexunit.get("frameID"))
+    else:
+        lu_name, frame_name = aset.get("luName"), aset.get("frameName")
+        lu_id, frame_id = int_attr(aset, "luID", where), int_attr(aset, "frameID", where)
+    if not lu_name or not frame_name:
+        raise PyfnError(f"{where}: labelled Target layer but no luName/frameName")
+    set_id = int_attr(aset, "ID", where, required=True)
+    assert set_id is not None
+    return AnnotationSet(
+        id=set_id,
+        sentence=sentence,
+        status=aset.get("status", ""),
+        lu_id=lu_id,
+        lu_name=lu_name,
+        frame_id=frame_id,
+        frame_name=frame_name,
+        layers=tuple(layers),
+        source="exemplar" if lexunit is not None else "fulltext",
+    )
+
+
+def _opt_int(value: str | None) -> int | None:
+    return int(value) if value is not None and value.lstrip("-").isdigit() else None
+
+
+def read_annotations(data: bytes, relpath: str) -> FileResult:
+    """Read a ``fulltext/*.xml`` or ``lu/*.xml`` file (decided by its root element).
+
+    Raises :class:`PyfnError` when the file as a whole cannot be read (malformed
+    XML, wrong namespace); bad sentences and sets are recorded as problems.
+    """
+    result = FileResult(path=relpath, sha256=hashlib.sha256(data).hexdigest())
+    document = relpath.rsplit("/", 1)[-1]
+    lexunit: dict[str, str] | None = None
+    seen_root = False
+    for event, elem in iterparse(data, relpath, ("fullTextAnnotation", "lexUnit", "sentence"), ("start", "end")):
+        tag = elem.tag[len(NS):]
+        if tag != "sentence":
+            if event == "start" and not seen_root:
+                seen_root = True
+                if tag == "lexUnit":
+                    lexunit = dict(elem.attrib)
+                    if not lexunit.get("name") or not lexunit.get("frame"):
+                        raise PyfnError(f"{relpath}: <lexUnit> has no name or frame attribute")
+            continue
+        if event != "end":
+            continue
+        try:
+            _read_sentence(elem, document, relpath, lexunit, result)
+        except PyfnError as exc:
+            result.problems.append(Problem("malformed_sentence", f"{relpath} sentence {elem.get('ID')}", str(exc)))
+        release_element(elem)
+    if not seen_root:
+        raise PyfnError(f"{relpath}: root element is neither <fullTextAnnotation> nor <lexUnit>")
+    return result

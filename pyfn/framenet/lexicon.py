@@ -1,0 +1,106 @@
+"""Readers of the frame inventory: ``frame/*.xml``, ``frRelation.xml``, ``semTypes.xml``."""
+
+from __future__ import annotations
+
+from pyfn.errors import PyfnError
+from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
+from pyfn.model import FERelation, Frame, FrameElement, FrameRelation, LexUnit, SemType
+
+
+def _req_int(elem, name: str, where: str) -> int:
+    value = int_attr(elem, name, where, required=True)
+    assert value is not None
+    return value
+
+
+def read_frame(data: bytes, relpath: str) -> Frame:
+    """Read one ``frame/*.xml`` file: FEs with coreType, LUs, semTypes."""
+    for _, root in iterparse(data, relpath, ("frame",), ("end",)):
+        where = f"{relpath} frame {root.get('name')}"
+        fes = tuple(
+            FrameElement(
+                id=_req_int(fe, "ID", where),
+                name=fe.get("name", ""),
+                core_type=fe.get("coreType", ""),
+                abbrev=fe.get("abbrev", ""),
+                sem_types=tuple(st.get("name", "") for st in fe.iterfind(NS + "semType")),
+            )
+            for fe in root.iterfind(NS + "FE")
+        )
+        lus = tuple(
+            LexUnit(
+                id=_req_int(lu, "ID", where),
+                name=lu.get("name", ""),
+                pos=lu.get("POS", ""),
+                status=lu.get("status", ""),
+            )
+            for lu in root.iterfind(NS + "lexUnit")
+        )
+        name = root.get("name")
+        if not name:
+            raise PyfnError(f"{where}: <frame> has no name")
+        return Frame(
+            id=_req_int(root, "ID", where),
+            name=name,
+            fes=fes,
+            lus=lus,
+            sem_types=tuple(st.get("name", "") for st in root.iterfind(NS + "semType")),
+        )
+    raise PyfnError(f"{relpath}: no <frame> element")
+
+
+def read_frame_relations(data: bytes, relpath: str = "frRelation.xml") -> list[FrameRelation]:
+    """Read every frame relation (and its FE relations) of ``frRelation.xml``.
+
+    Relation type names keep FrameNet's exact spelling (``Subframe``,
+    ``ReFraming_Mapping``).
+    """
+    relations: list[FrameRelation] = []
+    rel_type = ""
+    for event, elem in iterparse(data, relpath, ("frameRelationType", "frameRelation"), ("start", "end")):
+        if elem.tag == NS + "frameRelationType":
+            if event == "start":
+                rel_type = elem.get("name", "")
+            continue
+        if event != "end":
+            continue
+        where = f"{relpath} frameRelation {elem.get('ID')}"
+        relations.append(
+            FrameRelation(
+                id=_req_int(elem, "ID", where),
+                type=rel_type,
+                sub_id=_req_int(elem, "subID", where),
+                sup_id=_req_int(elem, "supID", where),
+                sub_frame=elem.get("subFrameName", ""),
+                super_frame=elem.get("superFrameName", ""),
+                fe_relations=tuple(
+                    FERelation(
+                        id=_req_int(fer, "ID", where),
+                        sub_id=_req_int(fer, "subID", where),
+                        sup_id=_req_int(fer, "supID", where),
+                        sub_fe=fer.get("subFEName", ""),
+                        super_fe=fer.get("superFEName", ""),
+                    )
+                    for fer in elem.iterfind(NS + "FERelation")
+                ),
+            )
+        )
+        release_element(elem)
+    return relations
+
+
+def read_sem_types(data: bytes, relpath: str = "semTypes.xml") -> list[SemType]:
+    """Read ``semTypes.xml``: every semantic type with its super types."""
+    out: list[SemType] = []
+    for _, elem in iterparse(data, relpath, ("semType",), ("end",)):
+        where = f"{relpath} semType {elem.get('ID')}"
+        out.append(
+            SemType(
+                id=_req_int(elem, "ID", where),
+                name=elem.get("name", ""),
+                abbrev=elem.get("abbrev", ""),
+                super_ids=tuple(_req_int(s, "supID", where) for s in elem.iterfind(NS + "superType")),
+            )
+        )
+        release_element(elem)
+    return out

@@ -1,0 +1,77 @@
+"""Safe, streaming XML parsing shared by every FrameNet reader.
+
+No DTD is loaded, no entity is resolved, nothing is fetched from the network,
+and a document that declares a DOCTYPE or entities is refused before parsing.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+
+from lxml import etree
+
+from pyfn.errors import PyfnError
+
+FN_NS = "http://framenet.icsi.berkeley.edu"
+NS = "{" + FN_NS + "}"
+
+
+def check_bytes(data: bytes, where: str) -> None:
+    """Refuse empty documents, DTDs/entities, and documents outside FrameNet's namespace."""
+    if not data.strip():
+        raise PyfnError(f"{where}: empty file")
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise PyfnError(f"{where}: refused: the document declares a DTD or entities")
+    if FN_NS.encode() not in data[:4096]:
+        raise PyfnError(f"{where}: not FrameNet XML (no {FN_NS} namespace on the root element)")
+
+
+def iterparse(data: bytes, where: str, tags: Sequence[str], events: Sequence[str] = ("end",)) -> Iterator[tuple[str, etree._Element]]:
+    """Stream ``(event, element)`` for the FrameNet-namespaced ``tags``.
+
+    Parse errors are raised as :class:`PyfnError` naming ``where`` and the line.
+    """
+    check_bytes(data, where)
+    parser = etree.iterparse(
+        io.BytesIO(data),
+        events=tuple(events),
+        tag=[NS + t for t in tags],
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        huge_tree=False,
+        remove_comments=True,
+    )
+    try:
+        yield from parser
+    except etree.XMLSyntaxError as exc:
+        line = exc.position[0] if exc.position else "?"
+        raise PyfnError(f"{where}: malformed XML at line {line}: {exc.msg}") from exc
+
+
+def release_element(elem: etree._Element) -> None:
+    """Free a processed element and the siblings parsed before it."""
+    elem.clear()
+    parent = elem.getparent()
+    if parent is not None:
+        while elem.getprevious() is not None:
+            del parent[0]
+
+
+def local(tag: str) -> str:
+    """An element tag without its namespace."""
+    return tag.rsplit("}", 1)[-1]
+
+
+def int_attr(elem: etree._Element, name: str, where: str, required: bool = False) -> int | None:
+    """An integer attribute, or ``None`` when absent and not required."""
+    value = elem.get(name)
+    if value is None:
+        if required:
+            raise PyfnError(f"{where}: <{local(elem.tag)}> has no {name} attribute")
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise PyfnError(f"{where}: <{local(elem.tag)}> attribute {name}={value!r} is not an integer") from None

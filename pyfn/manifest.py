@@ -1,0 +1,79 @@
+"""Fingerprints, data signatures and ``manifest.json`` (written last, atomically)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pyfn import __version__
+from pyfn.fileio import write_text
+
+MANIFEST = "manifest.json"
+
+
+def fingerprint(files: Mapping[str, str]) -> str:
+    """sha256 over ``path<TAB>sha256`` lines of the files read, sorted by path.
+
+    The same release gives the same fingerprint from a directory or a zip.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        digest.update(f"{path}\t{files[path]}\n".encode())
+    return digest.hexdigest()
+
+
+def _id_list(prefix: str, ids: Iterable[int]) -> list[str]:
+    return [f"{prefix}{i}" for i in sorted(ids)]
+
+
+def data_signature(
+    *,
+    version: str,
+    split: str,
+    exemplars: bool,
+    filters: Iterable[str],
+    exclude_frames: Iterable[int] = (),
+    exclude_lus: Iterable[int] = (),
+    exclude_sentences: Iterable[int] = (),
+    exclude_annosets: Iterable[int] = (),
+) -> str:
+    """A short sacrebleu-style string naming every choice that shaped the data."""
+    excl = (
+        [str(i) for i in sorted(exclude_frames)]
+        + _id_list("lu", exclude_lus)
+        + _id_list("s", exclude_sentences)
+        + _id_list("as", exclude_annosets)
+    )
+    parts = [
+        f"fn:{version}",
+        f"split:{split}",
+        f"ex:{'yes' if exemplars else 'no'}",
+        f"filters:{'+'.join(sorted(filters)) or 'none'}",
+        "dedup:annoset",
+        f"excl:{'+'.join(excl) or 'none'}",
+        f"v:{__version__}",
+    ]
+    return "|".join(parts)
+
+
+def dumps(manifest: Mapping[str, Any]) -> str:
+    """Deterministic JSON text of a manifest."""
+    return json.dumps(manifest, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def write_manifest(directory: Path, manifest: Mapping[str, Any]) -> Path:
+    """Write ``manifest.json`` into ``directory`` atomically."""
+    path = Path(directory) / MANIFEST
+    write_text(path, dumps(manifest))
+    return path
+
+
+def read_manifest(directory: Path) -> dict[str, Any] | None:
+    """The manifest of a finished run, or ``None`` when there is none."""
+    path = Path(directory) / MANIFEST
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))

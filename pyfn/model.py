@@ -1,0 +1,194 @@
+"""FrameNet data model: frozen dataclasses, no I/O.
+
+Character offsets are FrameNet's (0-based, end inclusive) and are the ground
+truth; tokens are a derived view (:func:`tokens`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Span = tuple[int, int]
+"""A character span ``(start, end)``, end inclusive, as in FrameNet."""
+
+NULL_INSTANTIATION_TYPES = frozenset({"CNI", "DNI", "INI", "INC", "APos"})
+FRAME_LAYERS = ("Target", "FE", "PT", "GF")
+"""Layers of an annotation set kept by the readers (others carry no frame data)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """One label of a layer. ``start``/``end`` are ``None`` for null instantiations."""
+
+    name: str
+    start: int | None = None
+    end: int | None = None
+    itype: str | None = None
+    fe_id: int | None = None
+
+    @property
+    def is_overt(self) -> bool:
+        """True when the label covers text (has both offsets)."""
+        return self.start is not None and self.end is not None
+
+    @property
+    def span(self) -> Span:
+        """The label's ``(start, end)``; only for overt labels."""
+        assert self.start is not None and self.end is not None
+        return (self.start, self.end)
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """A layer (``Target``, ``FE``, ``PT``, ``GF``) of one rank."""
+
+    name: str
+    rank: int
+    labels: tuple[Label, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence with its ids and its part-of-speech layer (``PENN`` or ``BNC``)."""
+
+    id: int
+    text: str
+    document: str
+    doc_id: int | None = None
+    corpus_id: int | None = None
+    sent_no: int | None = None
+    parag_no: int | None = None
+    apos: int | None = None
+    pos_layer: str | None = None
+    pos: tuple[Label, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotationSet:
+    """One predicate (lexical unit in a frame) in one sentence, with its labels.
+
+    ``source`` is ``"fulltext"`` or ``"exemplar"``.
+    """
+
+    id: int
+    sentence: Sentence
+    status: str
+    lu_id: int | None
+    lu_name: str
+    frame_id: int | None
+    frame_name: str
+    layers: tuple[Layer, ...]
+    source: str = "fulltext"
+
+    def layer_labels(self, name: str) -> tuple[Label, ...]:
+        """All labels of the layers called ``name``, every rank, in layer order."""
+        return tuple(lb for layer in self.layers if layer.name == name for lb in layer.labels)
+
+    @property
+    def target(self) -> tuple[Span, ...]:
+        """The target's character spans, sorted."""
+        return tuple(sorted(lb.span for lb in self.layer_labels("Target") if lb.is_overt))
+
+    @property
+    def fe_labels(self) -> tuple[tuple[int, Label], ...]:
+        """``(rank, label)`` for every FE label, overt and null-instantiated."""
+        return tuple(
+            (layer.rank, lb) for layer in self.layers if layer.name == "FE" for lb in layer.labels
+        )
+
+    @property
+    def overt_fes(self) -> tuple[tuple[int, Label], ...]:
+        """``(rank, label)`` for the FE labels that cover text."""
+        return tuple((rank, lb) for rank, lb in self.fe_labels if lb.is_overt)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A whitespace token of a sentence with its character span (end inclusive)."""
+
+    index: int
+    text: str
+    start: int
+    end: int
+
+
+def tokens(text: str) -> tuple[Token, ...]:
+    """Tokenize like FrameNet: maximal runs of non-whitespace (``str.isspace``)."""
+    out: list[Token] = []
+    start = None
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if start is not None:
+                out.append(Token(len(out), text[start:i], start, i - 1))
+                start = None
+        elif start is None:
+            start = i
+    if start is not None:
+        out.append(Token(len(out), text[start:], start, len(text) - 1))
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class FrameElement:
+    """A frame element definition from ``frame/*.xml``."""
+
+    id: int
+    name: str
+    core_type: str
+    abbrev: str = ""
+    sem_types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LexUnit:
+    """A lexical unit definition from ``frame/*.xml``."""
+
+    id: int
+    name: str
+    pos: str
+    status: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """A frame definition from ``frame/*.xml``."""
+
+    id: int
+    name: str
+    fes: tuple[FrameElement, ...]
+    lus: tuple[LexUnit, ...]
+    sem_types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FERelation:
+    """An FE-to-FE mapping inside a frame relation."""
+
+    id: int
+    sub_id: int
+    sup_id: int
+    sub_fe: str
+    super_fe: str
+
+
+@dataclass(frozen=True, slots=True)
+class FrameRelation:
+    """A frame-to-frame relation of a named type (``Inheritance``, ``Subframe``...)."""
+
+    id: int
+    type: str
+    sub_id: int
+    sup_id: int
+    sub_frame: str
+    super_frame: str
+    fe_relations: tuple[FERelation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SemType:
+    """A semantic type and its super types (ids)."""
+
+    id: int
+    name: str
+    abbrev: str
+    super_ids: tuple[int, ...] = ()

@@ -1,0 +1,1 @@
+"""Split definitions, annotation-set validity, filters, hashing and the split builder."""

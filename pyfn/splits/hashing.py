@@ -1,0 +1,31 @@
+"""Sentence and annotation-set hashes (SPLITS.md steps 5 and 6) and output order."""
+
+from __future__ import annotations
+
+from pyfn.model import AnnotationSet
+
+
+def sentence_hash(text: str) -> str:
+    """The sentence text lower-cased with all whitespace removed."""
+    return "".join(text.lower().split())
+
+
+def annoset_hash(aset: AnnotationSet) -> str:
+    """Sentence hash, sorted target spans, LU name and frame name, joined by TABs."""
+    spans = "#".join(f"{s}#{e}" for s, e in aset.target)
+    return f"{sentence_hash(aset.sentence.text)}\t{spans}\t{aset.lu_name}\t{aset.frame_name}"
+
+
+def order_key(aset: AnnotationSet) -> str:
+    """pyfn 1.3's within-sentence order key: ``s#e[#s#e...]#LU#frame`` (plain string order)."""
+    spans = "#".join(f"{s}#{e}" for s, e in aset.target)
+    return f"{spans}#{aset.lu_name}#{aset.frame_name}"
+
+
+def fe_signature(aset: AnnotationSet) -> str:
+    """The overt FE labels of a set (rank, name, offsets), order-free, as one string.
+
+    Null instantiations are left out: scorers never see them.
+    """
+    items = sorted(f"{rank}:{lb.name}:{lb.start}:{lb.end}" for rank, lb in aset.overt_fes)
+    return "|".join(items)

@@ -1,0 +1,116 @@
+"""The split builder on small crafted releases: ledger, overlap, dedup rule, filters on train only."""
+
+from pathlib import Path
+
+import pytest
+
+from pyfn.errors import PyfnError
+from pyfn.formats import jsonl
+from pyfn.framenet import open_release
+from pyfn.splits.builder import BuildOptions, build_splits
+from pyfn.splits.definitions import SplitDefinition
+
+from conftest import fulltext_xml, make_release
+
+DEF = SplitDefinition("t", dev=("dev.xml",), test=("test.xml",))
+GIVE = "Kim gave Sandy a book ."
+
+
+def _aset(set_id, fes=(("Donor", 0, 2),), target=((4, 7),), **kw):
+    return {"id": set_id, "target": list(target), "fes": list(fes), **kw}
+
+
+@pytest.fixture
+def release(tmp_path: Path):
+    docs = {
+        "test.xml": fulltext_xml([
+            {"id": 1, "text": GIVE, "sets": [_aset(11), _aset(12, fes=[("Donor", 0, 2), ("Theme", 15, 20)])]},
+            {"id": 2, "text": "Bad offsets here .", "sets": [_aset(13, fes=[("X", 0, 40)], target=[(0, 2)])]},
+        ]),
+        "dev.xml": fulltext_xml([
+            {"id": 3, "text": "kim  GAVE sandy a book.", "sets": [_aset(21, target=[(5, 8)])]},
+            {"id": 4, "text": "Dev only sentence .", "sets": [_aset(22, target=[(0, 2)], fes=[])]},
+        ]),
+        "train.xml": fulltext_xml([
+            {"id": 5, "text": "Dev only sentence .", "sets": [_aset(31, target=[(0, 2)])]},
+            {"id": 6, "text": "Train one , two .", "sets": [
+                _aset(43, target=[(0, 4)], fes=[("A", 6, 8)]),
+                _aset(41, target=[(0, 4)], fes=[("B", 6, 8)]),
+                _aset(42, target=[(0, 4)], fes=[("A", 6, 8), ("Z", 12, 14)], frame="Other"),
+                _aset(44, target=[(0, 4)], fes=[("A", 6, 8)]),
+            ]},
+        ]),
+    }
+    return open_release(make_release(tmp_path / "fn", docs))
+
+
+def _ids(data):
+    return [jsonl.loads(line).id for line in data.lines]
+
+
+def test_ledger_overlap_and_dedup(release):
+    result = build_splits(release, DEF, BuildOptions())
+    test, dev, train = result.splits["test"], result.splits["dev"], result.splits["train"]
+    # set 12 duplicates 11 (same sentence, target, LU, frame) and differs in FEs: 11 is kept
+    assert _ids(test) == [11]
+    assert result.ledger["test"] == {"duplicate": 1, "invalid:offset_past_end": 1}
+    assert result.duplicates["test"] == [
+        {"hash": "kimgavesandyabook. | 4#7 | give.v | Giving", "kept": 11, "dropped": [12],
+         "rule": "lowest annotation-set ID kept"}
+    ]
+    # dev sentence 3 is test sentence 1 up to case and whitespace
+    assert _ids(dev) == [22]
+    assert result.ledger["dev"] == {"overlap:test": 1}
+    # train: 31 shares a sentence with dev; 41 < 43 < 44 in one dedup group
+    assert _ids(train) == [41, 42]
+    assert result.ledger["train"] == {"duplicate": 2, "overlap:dev": 1}
+    assert (test.sentences, dev.sentences, train.sentences) == (1, 1, 1)
+
+
+def test_dedup_rule_does_not_depend_on_file_order(release, tmp_path):
+    a = build_splits(release, DEF, BuildOptions(jobs=1))
+    b = build_splits(release, DEF, BuildOptions(jobs=2))
+    assert a.splits["train"].lines == b.splits["train"].lines
+    assert a.ledger == b.ledger
+
+
+def test_filters_apply_to_train_only(release):
+    result = build_splits(release, DEF, BuildOptions(filters=("no_fes",)))
+    assert _ids(result.splits["dev"]) == [22]  # dev set without FEs survives
+    assert result.ledger["dev"] == {"overlap:test": 1}
+
+
+def test_exclusions_and_warning(release):
+    result = build_splits(release, DEF, BuildOptions(exclude_annosets=frozenset({41, 999}), exclude_frames=frozenset({398})))
+    assert _ids(result.splits["train"]) == [43, 42]
+    assert result.ledger["train"]["excluded:annotation_set"] == 1
+    assert "--exclude-annosets 999 matches no annotation set read" in result.warnings
+    assert "--exclude-frames 398 matches no annotation set read" in result.warnings
+
+
+def test_missing_split_document(release):
+    bad = SplitDefinition("t", dev=("dev.xml",), test=("test.xml", "gone.xml"), standard=True)
+    with pytest.raises(PyfnError, match="names documents the release lacks: gone.xml"):
+        build_splits(release, bad, BuildOptions())
+    result = build_splits(release, bad, BuildOptions(allow_incomplete=True))
+    assert result.missing_documents == ["gone.xml"]
+    assert any("NOT the standard split" in w for w in result.warnings)
+
+
+def test_truncated_file_is_skipped_and_counted_or_strict(tmp_path):
+    good = fulltext_xml([{"id": 1, "text": GIVE, "sets": [_aset(11)]}])
+    root = make_release(tmp_path / "fn", {"test.xml": good, "dev.xml": good[:-40], "train.xml": good})
+    release = open_release(root)
+    result = build_splits(release, DEF, BuildOptions())
+    assert result.ledger["dev"] == {"malformed_file": 1}
+    assert "dev.xml: malformed XML at line" in result.problems[0].message
+    with pytest.raises(PyfnError, match=r"fulltext/dev.xml: malformed XML.*--strict"):
+        build_splits(release, DEF, BuildOptions(strict=True))
+
+
+def test_non_integer_offset_skips_the_set(tmp_path):
+    doc = fulltext_xml([{"id": 1, "text": GIVE, "sets": [_aset(11), _aset(12, target=[(4, 7)], fes=[("X", "a", 2)])]}])
+    release = open_release(make_release(tmp_path / "fn", {"test.xml": doc, "dev.xml": doc.replace(b"Kim", b"Lee")}))
+    result = build_splits(release, DEF, BuildOptions())
+    assert result.ledger["test"] == {"malformed_annotation_set": 1}
+    assert "annotationSet 12: label 'X' has a non-integer offset" in result.problems[0].message

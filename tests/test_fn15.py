@@ -1,0 +1,90 @@
+"""Integration on the real FrameNet 1.5 release: the published Table 1 counts (Kabbach et al. 2018)."""
+
+import json
+import zipfile
+
+import pytest
+
+from pyfn.convert import SplitSpec, convert
+from pyfn.formats import jsonl
+from pyfn.splits.builder import BuildOptions
+from pyfn.splits.hashing import sentence_hash
+
+EXCL = frozenset({398})
+
+
+def _hashes(path):
+    return {sentence_hash(s.sentence.text) for s in jsonl.read(path)}
+
+
+@pytest.fixture(scope="module")
+def ft(fn15, tmp_path_factory):
+    target = tmp_path_factory.mktemp("ft")
+    return target, convert(fn15, target, options=BuildOptions(exclude_frames=EXCL))
+
+
+def test_published_fulltext_counts(ft):
+    _, manifest = ft
+    assert manifest["splits"]["train"] == {"sentences": 2654, "annotation_sets": 16706}
+    assert manifest["splits"]["test"] == {"sentences": 875, "annotation_sets": 4148}
+    assert manifest["splits"]["dev"] == {"sentences": 328, "annotation_sets": 2319}
+    assert manifest["signature"] == "fn:1.5|split:std-2017|ex:no|filters:none|dedup:annoset|excl:398|v:0.1.0"
+    assert manifest["warnings"] == []
+
+
+def test_no_sentence_shared_between_splits(ft):
+    target, _ = ft
+    train, dev, test = (_hashes(target / f"{s}.jsonl") for s in ("train", "dev", "test"))
+    assert not train & dev and not train & test and not dev & test
+
+
+def test_ledger_and_duplicates(ft):
+    _, manifest = ft
+    ledger = manifest["ledger"]
+    assert ledger["train"]["overlap:test"] == 4  # KBEval__utd-icsi / NTI__Iran_Biological and others
+    assert ledger["test"]["duplicate"] == 309
+    assert ledger["train"]["excluded:frame"] == 1
+    assert len(manifest["dedup"]["groups_with_differing_fes"]["test"]) == 36
+    lines = sum(1 for _ in open(ft[0] / "test.jsonl"))
+    assert lines == 4148
+
+
+def test_published_fulltext_plus_exemplar_counts(fn15, tmp_path):
+    manifest = convert(fn15, tmp_path, options=BuildOptions(splits=("train",), with_exemplars=True, exclude_frames=EXCL))
+    assert manifest["splits"]["train"] == {"sentences": 150426, "annotation_sets": 170889}
+    assert manifest["release"]["files_read"] == 78 - 23 - 8 + 31 + 11829
+
+
+def test_directory_source_equals_zip_source(fn15, ft, tmp_path):
+    with zipfile.ZipFile(fn15) as zf:
+        members = [n for n in zf.namelist() if "/fulltext/" in n or n.endswith("README.txt")]
+        zf.extractall(tmp_path / "dir", members)
+    manifest = convert(tmp_path / "dir" / "fndata-1.5", tmp_path / "out", options=BuildOptions(exclude_frames=EXCL))
+    zipped = ft[1]
+    assert manifest["release"]["fingerprint"] == zipped["release"]["fingerprint"]
+    assert manifest["outputs"] == zipped["outputs"]
+
+
+def test_random_split_same_guarantees(fn15, tmp_path):
+    a = convert(fn15, tmp_path / "a", options=BuildOptions(exclude_frames=EXCL), split=SplitSpec("random", seed=3))
+    b = convert(fn15, tmp_path / "b", options=BuildOptions(exclude_frames=EXCL), split=SplitSpec("random", seed=3))
+    c = convert(fn15, tmp_path / "c", options=BuildOptions(exclude_frames=EXCL), split=SplitSpec("random", seed=4))
+    assert a["outputs"] == b["outputs"] and a["outputs"] != c["outputs"]
+    assert len(a["split_definition"]["test"]) == 23 and len(a["split_definition"]["dev"]) == 8
+    assert a["signature"].startswith("fn:1.5|split:random-seed3|")
+    train, dev, test = (_hashes(tmp_path / "a" / f"{s}.jsonl") for s in ("train", "dev", "test"))
+    assert not train & dev and not train & test and not dev & test
+
+
+def test_fn17_missing_test_document_is_refused(fn17, tmp_path):
+    from pyfn.errors import PyfnError
+
+    with pytest.raises(PyfnError, match="ANC__WhereToHongKong.xml"):
+        convert(fn17, tmp_path / "x", options=BuildOptions(splits=("train",)))
+    manifest = convert(fn17, tmp_path / "y", options=BuildOptions(splits=("train",), allow_incomplete=True))
+    assert manifest["split_definition"]["standard"] is False
+    assert manifest["split_definition"]["missing_documents"] == ["ANC__WhereToHongKong.xml"]
+    assert "split:std-2017-incomplete" in manifest["signature"]
+    # published FN 1.7 train FT counts are reproducible on this copy
+    assert manifest["splits"]["train"] == {"sentences": 3362, "annotation_sets": 19550}
+    assert json.dumps(manifest)

@@ -1,0 +1,60 @@
+"""JSONL is lossless: writing and reading back gives the same model."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pyfn.errors import PyfnError
+from pyfn.formats import jsonl
+from pyfn.framenet import open_release
+from pyfn.framenet.annotations import read_annotations
+from pyfn.model import AnnotationSet, Label, Layer, Sentence
+from pyfn.resources import resource_path
+
+
+def test_round_trip_on_the_sample(tmp_path):
+    release = open_release(resource_path("sample"))
+    sets = [s for name in release.list("fulltext") for s in read_annotations(release.read(name), name).sets]
+    path = tmp_path / "x.jsonl"
+    path.write_text("".join(jsonl.dumps(s) + "\n" for s in sets), encoding="utf-8")
+    assert list(jsonl.read(path)) == sets
+
+
+ints = st.one_of(st.none(), st.integers(0, 500))
+labels = st.builds(Label, st.text(min_size=1, max_size=8), ints, ints, st.sampled_from([None, "DNI", "INI"]), ints)
+layers = st.builds(Layer, st.sampled_from(["Target", "FE", "PT", "GF"]), st.integers(1, 3), st.tuples(labels, labels))
+sentences = st.builds(Sentence, st.integers(0, 10**7), st.text(max_size=40), st.text(min_size=1, max_size=10),
+                      ints, ints, ints, ints, ints, st.sampled_from([None, "PENN"]), st.tuples(labels))
+sets = st.builds(AnnotationSet, st.integers(0, 10**7), sentences, st.sampled_from(["MANUAL", "UNANN"]), ints,
+                 st.text(min_size=1), ints, st.text(min_size=1), st.lists(layers, max_size=4).map(tuple),
+                 st.sampled_from(["fulltext", "exemplar"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(sets)
+def test_round_trip_property(aset):
+    assert jsonl.loads(jsonl.dumps(aset)) == aset
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("{not json", "x.jsonl:3: invalid JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"id": 1}', "missing field 'sentence'"),
+    ],
+)
+def test_bad_lines_name_file_and_line(line, message):
+    with pytest.raises(PyfnError, match=message):
+        jsonl.loads(line, "x.jsonl:3")
+
+
+def test_bad_offset_type(tmp_path):
+    release = open_release(resource_path("sample"))
+    name = release.list("fulltext")[0]
+    line = jsonl.dumps(read_annotations(release.read(name), name).sets[0])
+    broken = line.replace('["Target",', '["Target","x",', 1)
+    path = tmp_path / "b.jsonl"
+    path.write_text(line + "\n" + broken + "\n")
+    with pytest.raises(PyfnError, match=r"b.jsonl:2: "):
+        list(jsonl.read(path))
