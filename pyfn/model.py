@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 Span = tuple[int, int]
 """A character span ``(start, end)``, end inclusive, as in FrameNet."""
+PosTag = tuple[str, "int | None", "int | None"]
+"""A part-of-speech label ``(tag, start, end)`` of a sentence's POS layer."""
 
 NULL_INSTANTIATION_TYPES = frozenset({"CNI", "DNI", "INI", "INC", "APos"})
 FRAME_LAYERS = ("Target", "FE", "PT", "GF")
@@ -49,7 +51,7 @@ class Layer:
 
 @dataclass(frozen=True, slots=True)
 class Sentence:
-    """A sentence with its ids and its part-of-speech layer (``PENN`` or ``BNC``)."""
+    """A sentence with its ids and its ``PENN`` part-of-speech layer as ``(tag, start, end)``."""
 
     id: int
     text: str
@@ -60,7 +62,7 @@ class Sentence:
     parag_no: int | None = None
     apos: int | None = None
     pos_layer: str | None = None
-    pos: tuple[Label, ...] = ()
+    pos: tuple[PosTag, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

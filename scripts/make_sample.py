@@ -6,7 +6,7 @@ Usage: python scripts/make_sample.py FNDATA-1.5.zip resources/sample
 Copies a few fulltext documents byte for byte, the frame files of the frames
 they use, the lu files of a few of their lexical units (for --with-exemplars),
 frRelation.xml limited to relations between those frames, semTypes.xml, and
-writes the sample's split lists (one dev and one test document).
+writes the sample's split lists (two dev and two test documents).
 """
 
 from __future__ import annotations
@@ -21,9 +21,16 @@ from pyfn.framenet import open_release
 from pyfn.framenet.annotations import read_annotations
 from pyfn.framenet.xml import NS
 
-TRAIN = ("LUCorpus-v0.3__20000424_nyt-NEW.xml", "SemAnno__Text1.xml")
-DEV = ("Miscellaneous__Hijack.xml",)
-TEST = ("Miscellaneous__SadatAssassination.xml",)
+TRAIN = (
+    "ANC__110CYL070.xml",
+    "C-4__C-4Text.xml",
+    "LUCorpus-v0.3__20000419_apw_eng-NEW.xml",
+    "LUCorpus-v0.3__20000424_nyt-NEW.xml",
+    "LUCorpus-v0.3__artb_004_A1_E1_NEW.xml",
+    "SemAnno__Text1.xml",
+)
+DEV = ("LUCorpus-v0.3__ENRON-pearson-email-25jul02.xml", "Miscellaneous__Hijack.xml")
+TEST = ("Miscellaneous__SadatAssassination.xml", "PropBank__AetnaLifeAndCasualty.xml")
 LU_FILES = 6
 README = """pyfn sample of FrameNet Release 1.5 (pyfn-sample)
 

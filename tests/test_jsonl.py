@@ -24,7 +24,8 @@ ints = st.one_of(st.none(), st.integers(0, 500))
 labels = st.builds(Label, st.text(min_size=1, max_size=8), ints, ints, st.sampled_from([None, "DNI", "INI"]), ints)
 layers = st.builds(Layer, st.sampled_from(["Target", "FE", "PT", "GF"]), st.integers(1, 3), st.tuples(labels, labels))
 sentences = st.builds(Sentence, st.integers(0, 10**7), st.text(max_size=40), st.text(min_size=1, max_size=10),
-                      ints, ints, ints, ints, ints, st.sampled_from([None, "PENN"]), st.tuples(labels))
+                      ints, ints, ints, ints, ints, st.sampled_from([None, "PENN"]),
+                      st.lists(st.tuples(st.text(max_size=4), ints, ints), max_size=3).map(tuple))
 sets = st.builds(AnnotationSet, st.integers(0, 10**7), sentences, st.sampled_from(["MANUAL", "UNANN"]), ints,
                  st.text(min_size=1), ints, st.text(min_size=1), st.lists(layers, max_size=4).map(tuple),
                  st.sampled_from(["fulltext", "exemplar"]))

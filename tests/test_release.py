@@ -25,8 +25,8 @@ def _zip_dir(folder: Path, out: Path, prefix: str) -> Path:
 def test_sample_directory_release():
     release = open_release(SAMPLE)
     assert (release.kind, release.root, release.version) == ("dir", "", "1.5-sample")
-    assert len(release.list("fulltext")) == 4
-    assert len(release.list("frame")) == 62 and len(release.list("lu")) == 6
+    assert len(release.list("fulltext")) == 10
+    assert len(release.list("frame")) == 181 and len(release.list("lu")) == 6
     assert release.read("fulltext/Miscellaneous__Hijack.xml").startswith(b"<?xml")
 
 

@@ -46,14 +46,17 @@ def set_to_dict(aset: AnnotationSet) -> dict[str, Any]:
             "parag_no": s.parag_no,
             "apos": s.apos,
             "pos_layer": s.pos_layer,
-            "pos": [_label_to_list(lb) for lb in s.pos],
+            "pos": [list(tag) for tag in s.pos],
         },
     }
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def dumps(aset: AnnotationSet) -> str:
     """One JSON line (no newline) for ``aset``; deterministic."""
-    return json.dumps(set_to_dict(aset), ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(set_to_dict(aset))
 
 
 def _label(item: Any) -> Label:
@@ -64,6 +67,13 @@ def _label(item: Any) -> Label:
     if not isinstance(name, str) or (itype is not None and not isinstance(itype, str)):
         raise ValueError(f"label {name!r}: name and itype must be strings")
     return Label(name, start, end, itype, fe_id)
+
+
+def _pos_tag(item: Any) -> tuple[str, int | None, int | None]:
+    name, start, end = item
+    if not isinstance(name, str) or any(v is not None and type(v) is not int for v in (start, end)):
+        raise ValueError(f"POS label {item!r} is not [tag, start, end]")
+    return (name, start, end)
 
 
 def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
@@ -81,7 +91,7 @@ def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
         parag_no=s["parag_no"],
         apos=s["apos"],
         pos_layer=s["pos_layer"],
-        pos=tuple(_label(lb) for lb in s["pos"]),
+        pos=tuple(_pos_tag(tag) for tag in s["pos"]),
     )
     layers = tuple(
         Layer(layer["name"], layer["rank"], tuple(_label(lb) for lb in layer["labels"])) for layer in obj["layers"]

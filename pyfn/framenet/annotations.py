@@ -19,11 +19,13 @@ from lxml import etree
 
 from pyfn.errors import PyfnError
 from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
-from pyfn.model import FRAME_LAYERS, AnnotationSet, Label, Layer, Sentence
+from pyfn.model import FRAME_LAYERS, AnnotationSet, Label, Layer, PosTag, Sentence
 
 POS_LAYERS = ("PENN",)
 _LABEL = NS + "label"
 _LAYER = NS + "layer"
+_TEXT = NS + "text"
+_ANNOSET = NS + "annotationSet"
 
 
 @dataclass
@@ -47,8 +49,8 @@ class FileResult:
     not_annotation_sets: Counter = field(default_factory=Counter)
 
 
-def _labels(layer: etree._Element, where: str) -> tuple[Label, ...]:
-    """The labels of a layer; a non-integer offset raises :class:`PyfnError`."""
+def _labels(layer: etree._Element) -> tuple[Label, ...]:
+    """The labels of a layer; a non-integer offset raises ``ValueError``."""
     out = []
     for elem in layer.iterfind(_LABEL):
         attrib = elem.attrib
@@ -64,11 +66,31 @@ def _labels(layer: etree._Element, where: str) -> tuple[Label, ...]:
                 )
             )
         except ValueError:
-            raise PyfnError(
-                f"{where}: label {attrib.get('name')!r} has a non-integer offset or feID"
+            raise ValueError(
+                f"label {attrib.get('name')!r} has a non-integer offset or feID"
                 f" (start={start!r} end={end!r} feID={fe_id!r})"
             ) from None
     return tuple(out)
+
+
+def _pos_tags(layer: etree._Element) -> tuple[PosTag, ...]:
+    """The ``(tag, start, end)`` labels of a POS layer; ``ValueError`` on a non-integer offset."""
+    try:
+        return tuple(
+            (
+                lb.get("name", ""),
+                None if (s := lb.get("start")) is None else int(s),
+                None if (e := lb.get("end")) is None else int(e),
+            )
+            for lb in layer.iterfind(_LABEL)
+        )
+    except ValueError:
+        raise ValueError(f"a {layer.get('name')} label has a non-integer offset") from None
+
+
+def _int(attrib, name: str) -> int | None:
+    value = attrib.get(name)
+    return None if value is None else int(value)
 
 
 def _read_sentence(
@@ -77,44 +99,38 @@ def _read_sentence(
     sent_id = int_attr(sent, "ID", where, required=True)
     assert sent_id is not None
     where = f"{where} sentence {sent_id}"
-    text_el = sent.find(NS + "text")
+    text_el = sent.find(_TEXT)
     if text_el is None:
         raise PyfnError(f"{where}: no <text>")
     text = text_el.text or ""
     pos_layer: str | None = None
-    pos: tuple[Label, ...] = ()
+    pos: tuple[PosTag, ...] = ()
     frame_sets: list[tuple[etree._Element, list[Layer]]] = []
-    for aset in sent.iterfind(NS + "annotationSet"):
+    for aset in sent.iterfind(_ANNOSET):
         layers: list[Layer] = []
-        aset_where = f"{where} annotationSet {aset.get('ID')}"
         try:
             for layer in aset.iterfind(_LAYER):
                 name = layer.get("name", "")
                 if name in FRAME_LAYERS:
-                    rank = int_attr(layer, "rank", aset_where) or 1
-                    layers.append(Layer(name, rank, _labels(layer, aset_where)))
+                    layers.append(Layer(name, _int(layer.attrib, "rank") or 1, _labels(layer)))
                 elif name in POS_LAYERS and pos_layer is None:
-                    pos_layer, pos = name, _labels(layer, aset_where)
-        except PyfnError as exc:
-            result.problems.append(Problem("malformed_annotation_set", aset_where, str(exc)))
+                    pos_layer, pos = name, _pos_tags(layer)
+        except ValueError as exc:
+            aset_where = f"{where} annotationSet {aset.get('ID')}"
+            result.problems.append(Problem("malformed_annotation_set", aset_where, f"{aset_where}: {exc}"))
             continue
         if any(layer.name == "Target" for layer in layers):
             frame_sets.append((aset, layers))
-    sentence = Sentence(
-        id=sent_id,
-        text=text,
-        document=document,
-        doc_id=int_attr(sent, "docID", where),
-        corpus_id=int_attr(sent, "corpID", where),
-        sent_no=int_attr(sent, "sentNo", where),
-        parag_no=int_attr(sent, "paragNo", where),
-        apos=int_attr(sent, "aPos", where),
-        pos_layer=pos_layer,
-        pos=pos,
-    )
+    attrib = sent.attrib
+    try:
+        sentence = Sentence(
+            sent_id, text, document, _int(attrib, "docID"), _int(attrib, "corpID"), _int(attrib, "sentNo"),
+            _int(attrib, "paragNo"), _int(attrib, "aPos"), pos_layer, pos,
+        )
+    except ValueError:
+        raise PyfnError(f"{where}: a non-integer docID, corpID, sentNo, paragNo or aPos attribute") from None
     result.sentences += 1
     for aset, layers in frame_sets:
-        aset_where = f"{where} annotationSet {aset.get('ID')}"
         first_target = next(layer for layer in layers if layer.name == "Target")
         if not first_target.labels:
             result.not_annotation_sets["no_target:empty_layer"] += 1
@@ -122,6 +138,7 @@ def _read_sentence(
         if not all(label.is_overt for label in first_target.labels):
             result.not_annotation_sets["no_target:label_without_offsets"] += 1
             continue
+        aset_where = f"{where} annotationSet {aset.get('ID')}"
         try:
             result.sets.append(_annotation_set(aset, layers, sentence, aset_where, lexunit))
         except PyfnError as exc:

@@ -20,7 +20,7 @@ from pyfn.framenet.annotations import Problem, read_annotations
 from pyfn.framenet.release import Release
 from pyfn.splits.definitions import SplitDefinition
 from pyfn.splits.filters import Filter, get_filters
-from pyfn.splits.hashing import annoset_hash, fe_signature, order_key, sentence_hash
+from pyfn.splits.hashing import fe_signature, hash_and_order, sentence_hash
 from pyfn.splits.validity import invalid_reason
 
 SPLITS = ("train", "dev", "test")
@@ -56,7 +56,6 @@ class Record:
     id: int
     sent_hash: str
     set_hash: str
-    fe_sig: str
     text: str
     order: str
     line: str
@@ -161,14 +160,14 @@ def process_file(task: tuple[str, str]) -> FileOutcome:
         if reason is not None:
             outcome.removed[reason] += 1
             continue
+        set_hash, order = hash_and_order(aset)
         outcome.records.append(
             Record(
                 aset.id,
                 sentence_hash(aset.sentence.text),
-                annoset_hash(aset),
-                fe_signature(aset),
+                set_hash,
                 aset.sentence.text.strip(),
-                order_key(aset),
+                order,
                 jsonl.dumps(aset),
             )
         )
@@ -202,7 +201,7 @@ def _run(tasks: Sequence[tuple[str, str]], release: Release, options: BuildOptio
         return
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with ctx.Pool(jobs, initializer=_init_worker, initargs=(release, options, True)) as pool:
-        yield from progress(pool.imap(process_file, tasks, chunksize=16), len(tasks))
+        yield from progress(pool.imap(process_file, tasks, chunksize=32), len(tasks))
 
 
 def _no_progress(items, total):
@@ -298,7 +297,7 @@ def _dedup(records: list[Record], ledger: Counter) -> tuple[list[Record], list[d
         kept.append(group[0])
         if len(group) > 1:
             ledger["duplicate"] += len(group) - 1
-            if len({r.fe_sig for r in group}) > 1:
+            if len({fe_signature(jsonl.loads(r.line)) for r in group}) > 1:
                 differing.append(
                     {
                         "hash": set_hash.replace("\t", " | "),

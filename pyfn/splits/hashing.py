@@ -10,16 +10,26 @@ def sentence_hash(text: str) -> str:
     return "".join(text.lower().split())
 
 
-def annoset_hash(aset: AnnotationSet) -> str:
+def _spans(aset: AnnotationSet) -> str:
+    return "#".join(f"{s}#{e}" for s, e in aset.target)
+
+
+def annoset_hash(aset: AnnotationSet, spans: str | None = None) -> str:
     """Sentence hash, sorted target spans, LU name and frame name, joined by TABs."""
-    spans = "#".join(f"{s}#{e}" for s, e in aset.target)
+    spans = _spans(aset) if spans is None else spans
     return f"{sentence_hash(aset.sentence.text)}\t{spans}\t{aset.lu_name}\t{aset.frame_name}"
 
 
-def order_key(aset: AnnotationSet) -> str:
+def order_key(aset: AnnotationSet, spans: str | None = None) -> str:
     """pyfn 1.3's within-sentence order key: ``s#e[#s#e...]#LU#frame`` (plain string order)."""
-    spans = "#".join(f"{s}#{e}" for s, e in aset.target)
+    spans = _spans(aset) if spans is None else spans
     return f"{spans}#{aset.lu_name}#{aset.frame_name}"
+
+
+def hash_and_order(aset: AnnotationSet) -> tuple[str, str]:
+    """:func:`annoset_hash` and :func:`order_key` of ``aset``, its target spans formatted once."""
+    spans = _spans(aset)
+    return annoset_hash(aset, spans), order_key(aset, spans)
 
 
 def fe_signature(aset: AnnotationSet) -> str:
