@@ -1,4 +1,9 @@
-"""The one exception type pyfn lets reach its users."""
+"""The one exception type pyfn lets reach its users, and the log of skipped items."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
 
 
 class PyfnError(Exception):
@@ -18,3 +23,30 @@ class UsageError(PyfnError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, exit_code=2)
+
+
+@dataclass
+class Problem:
+    """A bad item that was skipped: ``reason`` is a short ledger key, ``where`` names file and item."""
+
+    reason: str
+    where: str
+    message: str
+
+
+@dataclass
+class ProblemLog:
+    """Collects skipped items; with ``strict`` the first one raises :class:`PyfnError` instead."""
+
+    strict: bool = False
+    problems: list[Problem] = field(default_factory=list)
+
+    def add(self, reason: str, where: str, message: str) -> None:
+        """Record a skipped item (or raise, when strict). ``message`` must name file and item."""
+        if self.strict:
+            raise PyfnError(f"{message} (--strict)")
+        self.problems.append(Problem(reason, where, message))
+
+    def counts(self) -> dict[str, int]:
+        """Skipped items by reason, sorted by reason."""
+        return dict(sorted(Counter(p.reason for p in self.problems).items()))

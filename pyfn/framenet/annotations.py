@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from pyfn.errors import PyfnError
+from pyfn.errors import Problem, PyfnError
 from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
 from pyfn.model import FRAME_LAYERS, AnnotationSet, Label, Layer, PosTag, Sentence
 
@@ -26,15 +26,6 @@ _LABEL = NS + "label"
 _LAYER = NS + "layer"
 _TEXT = NS + "text"
 _ANNOSET = NS + "annotationSet"
-
-
-@dataclass
-class Problem:
-    """An item that could not be read: ``reason`` is a short ledger key."""
-
-    reason: str
-    where: str
-    message: str
 
 
 @dataclass

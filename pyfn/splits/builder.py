@@ -14,9 +14,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from pyfn.errors import PyfnError, UsageError
+from pyfn.errors import Problem, PyfnError, UsageError
 from pyfn.formats import jsonl
-from pyfn.framenet.annotations import Problem, read_annotations
+from pyfn.framenet.annotations import read_annotations
 from pyfn.framenet.release import Release
 from pyfn.splits.definitions import SplitDefinition
 from pyfn.splits.filters import Filter, get_filters
@@ -51,7 +51,12 @@ class BuildOptions:
 
 @dataclass(frozen=True)
 class Record:
-    """A kept annotation set as it crosses from a worker: hashes, order and JSON line."""
+    """A kept annotation set as it crosses from a worker: hashes, order and JSON line.
+
+    ``text`` is the sentence string (trailing whitespace removed) and ``order``
+    pyfn 1.3's within-sentence key: together with ``id`` they give the output
+    order of :func:`pyfn.formats.base.ordered`.
+    """
 
     id: int
     sent_hash: str
@@ -166,7 +171,7 @@ def process_file(task: tuple[str, str]) -> FileOutcome:
                 aset.id,
                 sentence_hash(aset.sentence.text),
                 set_hash,
-                aset.sentence.text.strip(),
+                aset.sentence.text.rstrip(),
                 order,
                 jsonl.dumps(aset),
             )
@@ -247,7 +252,7 @@ def build_splits(
         kept, duplicates[name] = _dedup(records[name], ledger[name])
         kept.sort(key=lambda r: (r.text, r.order, r.id))
         if name in options.splits:
-            splits[name] = SplitData(name, [r.line for r in kept], len({r.text for r in kept}))
+            splits[name] = SplitData(name, [r.line for r in kept], len({r.text.strip() for r in kept}))
     warnings = [
         f"{flag} {ident} matches no annotation set read"
         for kind, flag, idents in (
