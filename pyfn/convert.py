@@ -1,23 +1,26 @@
-"""``pyfn convert``: FrameNet XML to split files, as an importable function."""
+"""``pyfn convert``: FrameNet XML (or a parser format) to split files, as an importable function."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pyfn import __version__
-from pyfn.errors import UsageError
-from pyfn.fileio import locked_directory, sha256_file, write_lines
+from pyfn.errors import ProblemLog, PyfnError, UsageError
+from pyfn.fileio import LOCK_NAME, locked_directory, sha256_file, write_lines
+from pyfn.formats import jsonl
+from pyfn.formats.base import Losses
+from pyfn.formats.registry import NOT_SOURCES, READERS, WRITERS, FormatOptions, read_split, splits_in
+from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
+from pyfn.lexicon import DEFAULT_RELATIONS, generate
+from pyfn.model import AnnotationSet, Frame
 from pyfn.manifest import MANIFEST, data_signature, fingerprint, write_manifest
 from pyfn.splits.builder import DEDUP_RULE, BuildOptions, BuildResult, build_splits
 from pyfn.splits.definitions import SplitDefinition, kfold_splits, random_split, standard_split
 from pyfn.splits.filters import FILTERS
-
-WRITERS = ("jsonl",)
-
 
 @dataclass(frozen=True)
 class SplitSpec:
@@ -109,35 +112,162 @@ def build_manifest(
     }
 
 
+def read_frames(release: Release) -> dict[str, Frame]:
+    """Every frame of a release's ``frame/`` folder, by name."""
+    frames = (read_frame(release.read(path), path) for path in release.list("frame"))
+    return {frame.name: frame for frame in frames}
+
+
+def _write(
+    target: Path, to: str, split_sets: dict[str, list[AnnotationSet]], formats: FormatOptions
+) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    outputs: dict[str, str] = {}
+    losses: dict[str, dict[str, int]] = {}
+    for name, sets in split_sets.items():
+        split_losses = Losses()
+        for path in WRITERS[to](target, name, sets, formats, split_losses):
+            outputs[path.name] = sha256_file(path)
+        losses[name] = split_losses.as_dict()
+    return dict(sorted(outputs.items())), losses
+
+
+def check_pair(from_: str, to: str) -> None:
+    """Refuse, with the reason, a conversion pyfn cannot do."""
+    if to not in WRITERS:
+        why = "pyfn does not write FrameNet XML" if to == "fnxml" else f"known: {', '.join(WRITERS)}"
+        raise UsageError(f"cannot convert to {to!r}: {why}")
+    if from_ in NOT_SOURCES:
+        raise UsageError(f"cannot convert from {from_}: {NOT_SOURCES[from_]}")
+    if from_ != "fnxml" and from_ not in READERS:
+        raise UsageError(f"cannot convert from {from_!r} (known: fnxml, {', '.join(READERS)})")
+
+
 def convert(
     source: str | Path,
     target: str | Path,
     *,
+    from_: str = "fnxml",
     to: str = "jsonl",
     options: BuildOptions = BuildOptions(),
     split: SplitSpec = SplitSpec(),
+    formats: FormatOptions = FormatOptions(),
     source_label: str | None = None,
     progress: Callable = lambda items, total: items,
 ) -> dict[str, Any]:
-    """Build the splits of the release at ``source`` and write them to ``target``.
+    """Convert ``source`` (a FrameNet release, or a directory of split files in
+    format ``from_``) to format ``to`` in ``target``.
 
+    From FrameNet XML the splits are built as in SPLITS.md; from another
+    format the split files found (or those of ``options.splits``) are read.
     Every output file is written atomically; ``manifest.json`` is removed at
     the start and written last, so a directory with a manifest is complete.
     Returns the manifest.
     """
-    if to not in WRITERS:
-        raise UsageError(f"cannot convert fnxml to {to!r} (known: {', '.join(WRITERS)})")
+    check_pair(from_, to)
+    target = Path(target)
+    with locked_directory(target):
+        (target / MANIFEST).unlink(missing_ok=True)
+        if from_ == "fnxml":
+            manifest = _convert_release(Path(source), target, to, options, split, formats, source_label, progress)
+        else:
+            manifest = _convert_files(Path(source), target, from_, to, options, formats, source_label)
+        write_manifest(target, manifest)
+    return manifest
+
+
+def _convert_release(
+    source: Path, target: Path, to: str, options: BuildOptions, spec: SplitSpec, formats: FormatOptions,
+    source_label: str | None, progress: Callable,
+) -> dict[str, Any]:
+    release = open_release(source)
+    definition = make_definition(release, spec)
+    result = build_splits(release, definition, options, progress)
+    if to == "jsonl":
+        outputs = {}
+        for name, data in result.splits.items():
+            path = target / f"{name}.jsonl"
+            write_lines(path, data.lines)
+            outputs[path.name] = sha256_file(path)
+        losses: dict[str, dict[str, int]] = {name: {} for name in result.splits}
+    else:
+        if to == "bios" and formats.frames is None:
+            formats = replace(formats, frames=read_frames(release))
+        split_sets = {name: [jsonl.loads(line) for line in data.lines] for name, data in result.splits.items()}
+        outputs, losses = _write(target, to, split_sets, formats)
+    manifest = build_manifest(release, source_label or str(source), to, result, spec, dict(sorted(outputs.items())))
+    manifest["format_options"] = formats.record()
+    manifest["losses"] = losses
+    return manifest
+
+
+def _convert_files(
+    source: Path, target: Path, from_: str, to: str, options: BuildOptions, formats: FormatOptions,
+    source_label: str | None,
+) -> dict[str, Any]:
+    if not source.is_dir():
+        raise PyfnError(f"{source}: not a directory of {from_} split files")
+    present = splits_in(source, from_)
+    wanted = [s for s in options.splits if s in present]
+    if not wanted:
+        raise PyfnError(f"{source}: no {from_} file for split {', '.join(options.splits)}")
+    log = ProblemLog(strict=options.strict)
+    split_sets = {name: read_split(source, from_, name, formats, log) for name in wanted}
+    if to == "semeval" and from_ in ("semafor", "bios"):
+        formats = replace(formats, predictions=True)
+    inputs = {p.name: sha256_file(p) for p in sorted(source.iterdir()) if p.is_file() and p.name != MANIFEST}
+    outputs, losses = _write(target, to, split_sets, formats)
+    return {
+        "pyfn_version": __version__,
+        "command": "convert",
+        "from": from_,
+        "to": to,
+        "source": {"path": source_label or str(source), "kind": "dir", "files": inputs},
+        "format_options": formats.record(),
+        "splits": {
+            name: {"sentences": len({s.sentence.text.strip() for s in sets}), "annotation_sets": len(sets)}
+            for name, sets in split_sets.items()
+        },
+        "skipped": log.counts(),
+        "problems": [{"reason": p.reason, "where": p.where, "message": p.message} for p in log.problems],
+        "losses": losses,
+        "warnings": [],
+        "outputs": outputs,
+    }
+
+
+def generate_lexicon(
+    source: str | Path,
+    target: str | Path,
+    *,
+    options: BuildOptions = BuildOptions(splits=("train",)),
+    split: SplitSpec = SplitSpec(),
+    relations: tuple[str, ...] = DEFAULT_RELATIONS,
+    train_frames_only: bool = True,
+    with_coretype: bool = False,
+    source_label: str | None = None,
+    progress: Callable = lambda items, total: items,
+) -> dict[str, Any]:
+    """Build the train split of ``source`` and write the train-only lexicon (and the
+    full-release scorer lexicon) into ``target``, with a manifest. Returns the manifest."""
+    options = replace(options, splits=("train",))
     release = open_release(source)
     definition = make_definition(release, split)
     target = Path(target)
     with locked_directory(target):
         (target / MANIFEST).unlink(missing_ok=True)
         result = build_splits(release, definition, options, progress)
-        outputs: dict[str, str] = {}
-        for name, data in result.splits.items():
-            path = target / f"{name}.{to}"
-            write_lines(path, data.lines)
-            outputs[path.name] = sha256_file(path)
-        manifest = build_manifest(release, source_label or str(source), to, result, split, outputs)
+        train = [jsonl.loads(line) for line in result.splits["train"].lines]
+        report = generate(
+            release, train, target, relations=relations, train_frames_only=train_frames_only,
+            with_coretype=with_coretype,
+        )
+        outputs = {
+            str(p.relative_to(target)): sha256_file(p)
+            for p in sorted(target.rglob("*"))
+            if p.is_file() and p.name not in (MANIFEST, LOCK_NAME)
+        }
+        manifest = build_manifest(release, source_label or str(source), "lexicon", result, split, outputs)
+        manifest["command"] = "generate"
+        manifest["lexicon"] = report
         write_manifest(target, manifest)
     return manifest

@@ -6,7 +6,10 @@ truth; tokens are a derived view (:func:`tokens`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 Span = tuple[int, int]
 """A character span ``(start, end)``, end inclusive, as in FrameNet."""
@@ -14,6 +17,7 @@ PosTag = tuple[str, "int | None", "int | None"]
 """A part-of-speech label ``(tag, start, end)`` of a sentence's POS layer."""
 
 NULL_INSTANTIATION_TYPES = frozenset({"CNI", "DNI", "INI", "INC", "APos"})
+_NON_SPACE = re.compile(r"\S+")
 FRAME_LAYERS = ("Target", "FE", "PT", "GF")
 """Layers of an annotation set kept by the readers (others carry no frame data)."""
 
@@ -104,9 +108,12 @@ class AnnotationSet:
         return tuple((rank, lb) for rank, lb in self.fe_labels if lb.is_overt)
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """A whitespace token of a sentence with its character span (end inclusive)."""
+class Token(NamedTuple):
+    """A whitespace token of a sentence with its character span (end inclusive).
+
+    A derived view, built for every sentence of every output: an immutable
+    named tuple, cheaper to make than a dataclass.
+    """
 
     index: int
     text: str
@@ -114,20 +121,15 @@ class Token:
     end: int
 
 
+@lru_cache(maxsize=4096)
 def tokens(text: str) -> tuple[Token, ...]:
-    """Tokenize like FrameNet: maximal runs of non-whitespace (``str.isspace``)."""
-    out: list[Token] = []
-    start = None
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            if start is not None:
-                out.append(Token(len(out), text[start:i], start, i - 1))
-                start = None
-        elif start is None:
-            start = i
-    if start is not None:
-        out.append(Token(len(out), text[start:], start, len(text) - 1))
-    return tuple(out)
+    """Tokenize like FrameNet: maximal runs of non-whitespace (``str.isspace``).
+
+    Cached: the sets of a sentence are adjacent in every output order.
+    """
+    return tuple(
+        Token(i, m.group(), m.start(), m.end() - 1) for i, m in enumerate(_NON_SPACE.finditer(text))
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,430 @@
+"""Open-SESAME BIO(S) CoNLL (FORMATS.md §3): one block per annotation set, one line per token.
+
+Columns (TAB-separated, 16 by default, 15 with ``columns=15``)::
+
+    0 ID  1 FORM  2-5 _  6 sentence number  7-11 _  12 LU  13 frame  14 FE tag  15 FE coreType
+
+Columns 12/13 hold the LU and frame on every token touched by a Target label
+(``_`` elsewhere, gap tokens included); column 14 holds ``S-X`` (one-token
+span; ``B-X`` with the ``bio`` scheme), ``B-X``/``I-X``, or ``O``. Each piece
+of a discontinuous FE starts with its own ``B-``/``S-``. The sentence number
+is the line of ``{split}.sentences`` (:class:`~pyfn.formats.base.SentenceTable`,
+the same numbering as the SEMAFOR files). Every block, the last included, is
+followed by exactly one empty line.
+
+BIO cannot hold two FE labels on one token: such sets are dropped and counted,
+never resolved by "first label wins".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from pyfn.errors import ProblemLog, PyfnError, UsageError
+from pyfn.fileio import write_lines
+from pyfn.formats.base import (
+    Losses,
+    SentenceTable,
+    ordered,
+    sentence_string,
+    token_span,
+)
+from pyfn.model import AnnotationSet, Frame, Label, Layer, Sentence, Token, tokens
+
+SCHEMES = ("bios", "bio")
+FE_RANKS = ("1", "all")
+WIDTHS = (15, 16)
+EVAL_SPLITS = ("dev", "test")
+EMPTY = "_"
+OUTSIDE = "O"
+READ_STATUS = "UNKNOWN"
+"""Status of the sets the reader rebuilds: a BIOS file does not record FrameNet's status."""
+
+FORBIDDEN = frozenset("\t\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+"""Characters that split a field or a line (TAB, and every line break of Python's ``splitlines``)."""
+
+_TAG = re.compile(r"([BIS])-(.+)", re.DOTALL)
+_tokens = lru_cache(maxsize=1024)(tokens)
+"""Tokens of a sentence text, cached: the blocks of one sentence are adjacent."""
+
+
+# ---------------------------------------------------------------- writer
+
+
+def _check_options(scheme: str, fe_ranks: str, columns: int, consumer: str | None) -> None:
+    if scheme not in SCHEMES:
+        raise UsageError(f"unknown BIOS tag scheme {scheme!r} (known: {', '.join(SCHEMES)})")
+    if fe_ranks not in FE_RANKS:
+        raise UsageError(f"unknown FE ranks {fe_ranks!r} for BIOS (known: {', '.join(FE_RANKS)})")
+    if columns not in WIDTHS:
+        raise UsageError(f"BIOS files have 15 or 16 columns, not {columns!r}")
+    if scheme == "bio" and consumer == "open-sesame":
+        raise UsageError("the 'bio' tag scheme breaks Open-SESAME (one-token spans need S-); use 'bios'")
+
+
+def _check_field(value: str, what: str, aset: AnnotationSet) -> str:
+    """``value`` if it can be one BIOS field; a :class:`PyfnError` naming it otherwise."""
+    bad = sorted(FORBIDDEN.intersection(value))
+    if bad:
+        raise PyfnError(
+            f"annotation set {aset.id}: {what} {value!r} contains {', '.join(repr(c) for c in bad)}; "
+            "BIOS has no escaping, so it cannot be written"
+        )
+    if value in ("", EMPTY):
+        raise PyfnError(f"annotation set {aset.id}: {what} {value!r} cannot be written to BIOS (empty)")
+    return value
+
+
+def _check_names(aset: AnnotationSet) -> None:
+    _check_field(aset.frame_name, "frame name", aset)
+    _check_field(aset.lu_name, "LU name", aset)
+    if "." not in aset.lu_name:
+        raise PyfnError(
+            f"annotation set {aset.id}: LU name {aset.lu_name!r} has no '.POS' suffix; "
+            "Open-SESAME splits column 12 on '.'"
+        )
+
+
+def _lemma(lu_name: str) -> str:
+    return lu_name.rsplit(".", 1)[0]
+
+
+def _fe_labels(aset: AnnotationSet, fe_ranks: str) -> list[Label]:
+    return [lb for rank, lb in aset.overt_fes if fe_ranks == "all" or rank == 1]
+
+
+class _Inventory:
+    """LU lemmas, FE names and coreTypes of each frame of ``frames`` (FORMATS.md §3.5 checks)."""
+
+    def __init__(self, frames: Mapping[str, Frame] | None) -> None:
+        self.frames = frames
+        self.lemmas = {name: {_lemma(lu.name) for lu in f.lus} for name, f in (frames or {}).items()}
+        self.core_types = {name: {fe.name: fe.core_type for fe in f.fes} for name, f in (frames or {}).items()}
+
+    def drop_reason(self, aset: AnnotationSet, labels: list[Label], split: str) -> str | None:
+        """Why Open-SESAME could not train or decode on ``aset``, or None (always None without frames)."""
+        if self.frames is None:
+            return None
+        if aset.frame_name not in self.lemmas:
+            return "frame_not_in_frames"
+        if _lemma(aset.lu_name) not in self.lemmas[aset.frame_name]:
+            return "lu_not_in_frame"
+        if split == "train" and any(lb.name not in self.core_types[aset.frame_name] for lb in labels):
+            return "fe_not_in_frame"
+        return None
+
+    def core_type(self, aset: AnnotationSet, fe: str | None) -> str:
+        """Column 15 for a token tagged with ``fe``: its coreType, ``_`` when unknown or outside."""
+        value = self.core_types.get(aset.frame_name, {}).get(fe, "") if fe is not None else ""
+        return _check_field(value, "coreType", aset) if value else EMPTY
+
+
+def _token_range(aset: AnnotationSet, toks: Sequence[Token], label: Label) -> tuple[int, int, bool]:
+    try:
+        return token_span(toks, *label.span)
+    except ValueError as exc:
+        raise PyfnError(f"annotation set {aset.id}: {label.name} label {exc}") from None
+
+
+def _target_tokens(aset: AnnotationSet, toks: Sequence[Token], losses: Losses) -> set[int]:
+    covered: set[int] = set()
+    partial = 0
+    for lb in aset.layer_labels("Target"):
+        if lb.is_overt:
+            first, last, exact = _token_range(aset, toks, lb)
+            covered.update(range(first, last + 1))
+            partial += not exact
+    if not covered:
+        raise PyfnError(f"annotation set {aset.id}: no Target label; a BIOS block needs one")
+    if partial:
+        losses.add("partial_token_target", partial)
+    return covered
+
+
+def _fe_tags(
+    aset: AnnotationSet, toks: Sequence[Token], labels: list[Label], scheme: str
+) -> tuple[list[tuple[str, str | None]], int] | None:
+    """Per token ``(tag, FE name or None)`` and the number of partial-token labels; None on overlap."""
+    tags: list[tuple[str, str | None]] = [(OUTSIDE, None)] * len(toks)
+    partial = 0
+    for lb in labels:
+        name = _check_field(lb.name, "FE name", aset)
+        first, last, exact = _token_range(aset, toks, lb)
+        partial += not exact
+        if any(tags[i][1] is not None for i in range(first, last + 1)):
+            return None
+        if first == last:
+            tags[first] = (f"{'S' if scheme == 'bios' else 'B'}-{name}", name)
+        else:
+            tags[first] = (f"B-{name}", name)
+            for i in range(first + 1, last + 1):
+                tags[i] = (f"I-{name}", name)
+    return tags, partial
+
+
+def _block(
+    aset: AnnotationSet,
+    toks: Sequence[Token],
+    number: int,
+    target: set[int],
+    tags: list[tuple[str, str | None]],
+    inventory: _Inventory | None,
+    columns: int,
+) -> str:
+    """The lines of one block, each ending in a newline; column 15 from ``inventory`` (``_`` when None)."""
+    lines = []
+    for tok, (tag, fe) in zip(toks, tags):
+        is_target = tok.index in target
+        fields = [
+            str(tok.index + 1), tok.text, EMPTY, EMPTY, EMPTY, EMPTY, str(number),
+            EMPTY, EMPTY, EMPTY, EMPTY, EMPTY,
+            aset.lu_name if is_target else EMPTY,
+            aset.frame_name if is_target else EMPTY,
+            tag,
+        ]
+        if columns == 16:
+            fields.append(inventory.core_type(aset, fe) if inventory is not None else EMPTY)
+        lines.append("\t".join(fields) + "\n")
+    return "".join(lines)
+
+
+def write(
+    directory: Path,
+    split: str,
+    sets: Sequence[AnnotationSet],
+    *,
+    losses: Losses,
+    scheme: str = "bios",
+    fe_ranks: str = "1",
+    columns: int = 16,
+    frames: Mapping[str, Frame] | None = None,
+    consumer: str | None = None,
+) -> list[Path]:
+    """Write ``{split}.bios`` (and, for dev/test, ``{split}.bios.semeval``); return the paths written.
+
+    ``fe_ranks`` ``"1"`` (default) tags rank-1 FE labels only, ``"all"`` every
+    rank. ``frames`` (frame name -> :class:`~pyfn.model.Frame`) enables the
+    Open-SESAME checks of FORMATS.md §3.5 and fills column 15 with coreTypes.
+    Dropped sets are counted in ``losses``: ``overlapping_fes``,
+    ``frame_not_in_frames``, ``lu_not_in_frame``, ``fe_not_in_frame`` (train
+    only); rounded labels in ``partial_token_fe``. A split left without any
+    block is not written (``empty_split``). ``{split}.bios.semeval`` holds
+    every set (block *k* = line *k* of ``{split}.frames``), all tags ``O``.
+    """
+    _check_options(scheme, fe_ranks, columns, consumer)
+    directory = Path(directory)
+    in_order = ordered(sets)
+    table = SentenceTable.of(in_order)
+    inventory = _Inventory(frames)
+    found = Losses()  # merged into ``losses`` only once every block could be made
+    blocks: list[str] = []
+    semeval: list[str] = []
+    for aset in in_order:
+        _check_names(aset)
+        toks = _tokens(aset.sentence.text)
+        number = table.number(aset)
+        target = _target_tokens(aset, toks, found)
+        if split in EVAL_SPLITS:
+            semeval.append(_block(aset, toks, number, target, [(OUTSIDE, None)] * len(toks), None, columns))
+        labels = _fe_labels(aset, fe_ranks)
+        reason = inventory.drop_reason(aset, labels, split)
+        tagged = _fe_tags(aset, toks, labels, scheme) if reason is None else None
+        if tagged is None:
+            found.add(reason or "overlapping_fes")
+            continue
+        tags, partial = tagged
+        if partial:
+            found.add("partial_token_fe", partial)
+        blocks.append(_block(aset, toks, number, target, tags, inventory, columns))
+    written: list[Path] = []
+    if blocks:
+        written.append(directory / f"{split}.bios")
+        write_lines(written[-1], blocks)
+    else:
+        found.add("empty_split")
+    if semeval:
+        written.append(directory / f"{split}.bios.semeval")
+        write_lines(written[-1], semeval)
+    losses.counts.update(found.counts)
+    return written
+
+
+# ---------------------------------------------------------------- reader
+
+
+class _BadBlock(Exception):
+    """A malformed block: ``reason`` (ledger key), ``lineno``, message without the file name."""
+
+    def __init__(self, reason: str, lineno: int, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.lineno = lineno
+
+
+def _read_sentences(path: Path) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", newline="\n") as handle:
+            return [sentence_string(line.rstrip("\n").removesuffix("\r")) for line in handle]
+    except UnicodeDecodeError as exc:
+        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _int(value: str, reason: str, lineno: int, what: str) -> int:
+    if not value.isascii() or not value.isdigit():
+        raise _BadBlock(reason, lineno, f"{what} {value!r} is not a non-negative integer")
+    return int(value)
+
+
+def _spans(indices: Sequence[int]) -> list[tuple[int, int]]:
+    """Maximal runs of adjacent token indices (sorted input)."""
+    runs: list[tuple[int, int]] = []
+    for i in indices:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
+
+
+def _fe_spans(rows: Sequence[tuple[int, list[str]]]) -> list[tuple[str, int, int]]:
+    """``(FE name, first token, last token)`` from the tags of column 14."""
+    spans: list[tuple[str, int, int]] = []
+    open_fe: tuple[str, int] | None = None
+    for i, (lineno, fields) in enumerate(rows):
+        tag = fields[14]
+        if tag == OUTSIDE:
+            match = None
+        else:
+            match = _TAG.fullmatch(tag)
+            if match is None:
+                raise _BadBlock("bad_tag", lineno, f"FE tag {tag!r} is not O, B-X, I-X or S-X")
+        if match is not None and match[1] == "I":
+            if open_fe is None or open_fe[0] != match[2]:
+                before = "nothing" if open_fe is None else f"{open_fe[0]!r}"
+                raise _BadBlock("bad_transition", lineno, f"{tag!r} continues {before}, not an open {match[2]!r}")
+            continue
+        if open_fe is not None:
+            spans.append((open_fe[0], open_fe[1], i - 1))
+            open_fe = None
+        if match is not None and match[1] == "B":
+            open_fe = (match[2], i)
+        elif match is not None:
+            spans.append((match[2], i, i))
+    if open_fe is not None:
+        spans.append((open_fe[0], open_fe[1], len(rows) - 1))
+    return spans
+
+
+def _parse_block(
+    rows: list[tuple[int, list[str]]], block_no: int, sentences: list[str], sentences_path: Path
+) -> AnnotationSet:
+    """The annotation set of one block; :class:`_BadBlock` at the first problem."""
+    numbers = set()
+    for position, (lineno, fields) in enumerate(rows, 1):
+        if _int(fields[0], "bad_id", lineno, "token ID") != position:
+            raise _BadBlock("bad_id", lineno, f"token ID {fields[0]} where {position} was expected")
+        numbers.add(_int(fields[6], "bad_sentence_number", lineno, "sentence number"))
+        if len(numbers) > 1:
+            raise _BadBlock("bad_sentence_number", lineno, f"sentence numbers {sorted(numbers)} in one block")
+    first = rows[0][0]
+    (number,) = numbers
+    if number >= len(sentences):
+        raise _BadBlock(
+            "bad_sentence_number", first, f"sentence number {number} past the end of {sentences_path} "
+            f"({len(sentences)} lines)"
+        )
+    text = sentences[number]
+    toks = _tokens(text)
+    if len(toks) != len(rows):
+        raise _BadBlock(
+            "token_count", first, f"block of {len(rows)} lines, but sentence {number} of {sentences_path} "
+            f"has {len(toks)} tokens"
+        )
+    for tok, (lineno, fields) in zip(toks, rows):
+        if fields[1].lower() != tok.text.lower():
+            raise _BadBlock(
+                "form_mismatch", lineno, f"FORM {fields[1]!r} is not token {tok.text!r} of sentence {number}"
+            )
+    targets = [
+        (i, lineno, fields[12], fields[13])
+        for i, (lineno, fields) in enumerate(rows)
+        if fields[12] != EMPTY or fields[13] != EMPTY
+    ]
+    if not targets:
+        raise _BadBlock("no_target", first, "block has no target token (LU and frame columns all '_')")
+    lu, frame = targets[0][2:]
+    for _, lineno, other_lu, other_frame in targets:
+        if EMPTY in (other_lu, other_frame):
+            raise _BadBlock("mixed_target", lineno, f"LU {other_lu!r} with frame {other_frame!r}: one of them is '_'")
+        if (other_lu, other_frame) != (lu, frame):
+            raise _BadBlock(
+                "mixed_target", lineno, f"LU/frame {other_lu!r}/{other_frame!r} in a block of {lu!r}/{frame!r}"
+            )
+    target = [Label("Target", toks[a].start, toks[b].end) for a, b in _spans([t[0] for t in targets])]
+    fes = [Label(name, toks[a].start, toks[b].end) for name, a, b in _fe_spans(rows)]
+    return AnnotationSet(
+        id=block_no,
+        sentence=Sentence(id=number, text=text, document=sentences_path.name),
+        status=READ_STATUS,
+        lu_id=None,
+        lu_name=lu,
+        frame_id=None,
+        frame_name=frame,
+        layers=(Layer("Target", 1, tuple(target)), Layer("FE", 1, tuple(fes))),
+    )
+
+
+def read(path: Path, sentences: Path, *, log: ProblemLog) -> Iterator[AnnotationSet]:
+    """Stream the annotation sets of a BIOS file (15 or 16 columns).
+
+    ``sentences`` is the ``{split}.sentences`` file the sentence numbers refer
+    to: character offsets are those of its tokens. Set ids are 1-based block
+    numbers (block *k* = line *k* of ``{split}.frames`` for ``.bios.semeval``);
+    FE labels come from the tags (one FE layer, rank 1); the Target layer has
+    one label per run of adjacent target tokens. A malformed block is skipped
+    and logged in ``log`` with the file and line (raised when strict).
+    """
+    path, sentences = Path(path), Path(sentences)
+    lines = _read_sentences(sentences)
+    rows: list[tuple[int, list[str]]] = []
+    width: int | None = None
+    block_no = 0
+    bad: _BadBlock | None = None
+    try:
+        with open(path, encoding="utf-8", newline="\n") as handle:
+            for lineno, raw in enumerate(handle, 1):
+                line = raw.rstrip("\n").removesuffix("\r")
+                if line:
+                    fields = line.split("\t")
+                    if bad is None and (len(fields) not in WIDTHS or width not in (None, len(fields))):
+                        expected = "15 or 16" if width is None else str(width)
+                        bad = _BadBlock("bad_columns", lineno, f"{len(fields)} columns, expected {expected}")
+                    width = width or (len(fields) if len(fields) in WIDTHS else None)
+                    rows.append((lineno, fields))
+                    continue
+                if not rows:
+                    where = f"{path}:{lineno}"
+                    log.add("empty_block", where, f"{where}: empty line without a block before it")
+                    continue
+                block_no += 1
+                try:
+                    if bad is not None:
+                        raise bad
+                    aset = _parse_block(rows, block_no, lines, sentences)
+                except _BadBlock as exc:
+                    log.add(exc.reason, f"{path}:{exc.lineno}", f"{path}:{exc.lineno}: {exc}")
+                else:
+                    yield aset
+                rows, bad = [], None
+    except UnicodeDecodeError as exc:
+        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if rows:
+        where = f"{path}:{rows[-1][0]}"
+        log.add("unterminated_block", where, f"{where}: last block has no empty line after it (Open-SESAME drops it)")

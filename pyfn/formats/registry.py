@@ -1,0 +1,179 @@
+"""Formats by name: what each writes and reads, with one calling convention.
+
+A writer takes ``(directory, split, sets, options, losses)`` and returns the
+paths it wrote; a reader takes ``(directory, split, options, log)`` and yields
+annotation sets. ``pyfn convert`` only looks formats up here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyfn.errors import ProblemLog, PyfnError, UsageError
+from pyfn.fileio import write_lines
+from pyfn.formats import bios, conll, jsonl, semafor, semeval
+from pyfn.formats.base import Losses, SentenceTable
+from pyfn.model import AnnotationSet, Frame
+
+SPLIT_NAMES = ("train", "dev", "test")
+
+
+@dataclass(frozen=True)
+class FormatOptions:
+    """Options of the format readers and writers (recorded in the manifest)."""
+
+    target_encoding: str = "list"
+    semafor_legacy: bool = False
+    kbest: bool = False
+    bios_scheme: str = "bios"
+    bios_fe_ranks: str = "1"
+    bios_columns: int = 16
+    consumer: str | None = None
+    semeval_fe_ranks: str = "all"
+    semeval_null_instantiations: bool = False
+    predictions: bool = False
+    frames: Mapping[str, Frame] | None = field(default=None, compare=False, repr=False)
+    gold: Mapping[str, Sequence[AnnotationSet]] | None = field(default=None, compare=False, repr=False)
+
+    def record(self) -> dict:
+        """The options as recorded in a manifest."""
+        return {
+            key: getattr(self, key)
+            for key in self.__dataclass_fields__
+            if key not in ("frames", "gold")
+        }
+
+
+Writer = Callable[[Path, str, Sequence[AnnotationSet], FormatOptions, Losses], list[Path]]
+Reader = Callable[[Path, str, FormatOptions, ProblemLog], Iterator[AnnotationSet]]
+
+
+def _write_jsonl(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
+    path = directory / f"{split}.jsonl"
+    write_lines(path, (jsonl.dumps(s) for s in sets))
+    return [path]
+
+
+def _write_semafor(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
+    return semafor.write(directory, split, sets, losses=losses)
+
+
+def _write_bios(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
+    sentences = semafor.write_sentences(directory, split, sets, losses=losses)
+    written = bios.write(
+        directory, split, sets, losses=losses, scheme=opts.bios_scheme, fe_ranks=opts.bios_fe_ranks,
+        columns=opts.bios_columns, frames=opts.frames, consumer=opts.consumer,
+    )
+    return [sentences, *written]
+
+
+def _write_conllx(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
+    sentences = semafor.write_sentences(directory, split, sets, losses=losses)
+    path = directory / f"{split}.sentences.conllx"
+    conll.write_conllx(path, sets)
+    return [sentences, path]
+
+
+def _write_conllu(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
+    sentences = semafor.write_sentences(directory, split, sets, losses=losses)
+    path = directory / f"{split}.conllu"
+    conll.write_conllu(path, sets)
+    return [sentences, path]
+
+
+def _write_semeval(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
+    """SemEval XML is what the scorer reads: written for dev and test, never for train."""
+    if split == "train":
+        return []
+    sentences = None
+    if opts.predictions:
+        gold = (opts.gold or {}).get(split)
+        if gold is not None:
+            sets = semeval.predictions_from_tokens(sets, gold)
+            sentences = SentenceTable.of(gold).strings
+        path = directory / f"{split}.predicted.xml"
+    else:
+        path = directory / f"{split}.gold.xml"
+    semeval.write(
+        path, sets, fe_ranks=opts.semeval_fe_ranks, null_instantiations=opts.semeval_null_instantiations,
+        sentences=sentences,
+    )
+    return [path]
+
+
+WRITERS: dict[str, Writer] = {
+    "jsonl": _write_jsonl,
+    "semafor": _write_semafor,
+    "bios": _write_bios,
+    "conllx": _write_conllx,
+    "conllu": _write_conllu,
+    "semeval": _write_semeval,
+}
+
+
+def _need(path: Path) -> Path:
+    if not path.is_file():
+        raise PyfnError(f"{path}: no such file")
+    return path
+
+
+def _read_jsonl(directory: Path, split: str, opts: FormatOptions, log: ProblemLog) -> Iterator[AnnotationSet]:
+    return jsonl.read(_need(directory / f"{split}.jsonl"))
+
+
+def _read_semafor(directory: Path, split: str, opts: FormatOptions, log: ProblemLog) -> Iterator[AnnotationSet]:
+    path = directory / f"{split}.frame.elements"
+    if not path.is_file():
+        path = _need(directory / f"{split}.frames")
+    return semafor.read(
+        path, _need(directory / f"{split}.sentences"), log=log,
+        target_encoding=opts.target_encoding, legacy=opts.semafor_legacy, kbest=opts.kbest,
+    )
+
+
+def _read_bios(directory: Path, split: str, opts: FormatOptions, log: ProblemLog) -> Iterator[AnnotationSet]:
+    return bios.read(_need(directory / f"{split}.bios"), _need(directory / f"{split}.sentences"), log=log)
+
+
+def _read_semeval(directory: Path, split: str, opts: FormatOptions, log: ProblemLog) -> Iterator[AnnotationSet]:
+    for name in (f"{split}.gold.xml", f"{split}.predicted.xml", f"{split}.xml"):
+        if (directory / name).is_file():
+            return semeval.read(directory / name, log=log)
+    raise PyfnError(f"{directory}: no {split}.gold.xml, {split}.predicted.xml or {split}.xml")
+
+
+READERS: dict[str, tuple[Reader, Callable[[Path, str], bool]]] = {
+    "jsonl": (_read_jsonl, lambda d, s: (d / f"{s}.jsonl").is_file()),
+    "semafor": (
+        _read_semafor,
+        lambda d, s: (d / f"{s}.frame.elements").is_file() or (d / f"{s}.frames").is_file(),
+    ),
+    "bios": (_read_bios, lambda d, s: (d / f"{s}.bios").is_file()),
+    "semeval": (
+        _read_semeval,
+        lambda d, s: any((d / f"{s}{x}").is_file() for x in (".gold.xml", ".predicted.xml", ".xml")),
+    ),
+}
+
+NOT_SOURCES = {
+    "conllx": "CoNLL-X files carry tokens and parses, no frames (use them with `pyfn preprocess --tool conll`)",
+    "conllu": "CoNLL-U files carry tokens and parses, no frames (use them with `pyfn preprocess --tool conll`)",
+}
+
+
+def splits_in(directory: Path, fmt: str) -> list[str]:
+    """The splits a directory holds in format ``fmt``."""
+    _, present = READERS[fmt]
+    return [s for s in SPLIT_NAMES if present(directory, s)]
+
+
+def read_split(directory: Path, fmt: str, split: str, opts: FormatOptions, log: ProblemLog) -> list[AnnotationSet]:
+    """Every annotation set of one split of a directory in format ``fmt``."""
+    if fmt in NOT_SOURCES:
+        raise UsageError(f"cannot convert from {fmt}: {NOT_SOURCES[fmt]}")
+    if fmt not in READERS:
+        raise UsageError(f"cannot read {fmt!r} (readable: fnxml, {', '.join(READERS)})")
+    reader, _ = READERS[fmt]
+    return list(reader(Path(directory), split, opts, log))

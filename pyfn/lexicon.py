@@ -1,0 +1,609 @@
+"""Lexicon files: train-only for parsers, full-release for the scorer (FORMATS.md §6, U7, U8, U14, U15).
+
+Parser-side files name only frames, lexical units and frame elements seen in
+the train annotation sets:
+
+- ``lu_frames.tsv``, ``frame_elements.tsv`` (§6.3);
+- ``frame_parents.csv``, ``ancestors.csv``, ``frame_parent_rolemappings.csv`` (§6.1, §6.2);
+- ``fn_train/``: ``frame/*.xml``, ``luIndex.xml``, ``frameIndex.xml`` and
+  ``frRelation.xml`` of the release, filtered element by element, so that
+  readers of the FrameNet layout (Open-SESAME) read it unchanged (U14).
+
+A leak check reads every parser-side output back and refuses to write any of
+them when a frame, LU or FE it names does not occur in train.
+
+Scorer-side files describe the full release in the FrameNet 1.3 single-file
+layout of the SemEval Perl scorer (§6.4): ``frames.xml`` (coreness decides FE
+points) and ``frRelations.xml`` (partial credit) (U8).
+
+Names: a frame is its name; an LU is ``(LU name, frame)``; an FE is
+``(frame, FE name)``. An FE is *seen in train* when some FE label of a train set
+of that frame carries its name, overt or null-instantiated; ``frame_elements.tsv``
+alone lists overt labels only (SEMAFOR's FE map is built from FE spans).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lxml import etree
+
+from pyfn.errors import PyfnError, UsageError
+from pyfn.fileio import atomic_writer, write_lines
+from pyfn.framenet.lexicon import read_frame, read_frame_relations
+from pyfn.framenet.release import Release
+from pyfn.framenet.xml import NS, check_bytes
+from pyfn.model import AnnotationSet, Frame, FrameRelation
+
+DEFAULT_RELATIONS = ("Inheritance", "Subframe")
+FN_TRAIN = "fn_train"
+UNKNOWN_CORE_TYPE = "unknown"
+HIERARCHY_FILES = ("frame_parents.csv", "ancestors.csv", "frame_parent_rolemappings.csv")
+_LEAK_EXAMPLES = 10
+
+FE = tuple[str, str]
+"""An FE as ``(frame name, FE name)``."""
+LU = tuple[str, str]
+"""A lexical unit as ``(LU name, frame name)``."""
+
+
+@dataclass(frozen=True)
+class TrainInventory:
+    """What the train annotation sets name: frames, LUs, FEs (any label) and overt FEs."""
+
+    frames: frozenset[str]
+    lus: frozenset[LU]
+    fes: frozenset[FE]
+    overt_fes: frozenset[FE]
+
+    @classmethod
+    def of(cls, sets: Iterable[AnnotationSet]) -> TrainInventory:
+        """The inventory of ``sets``."""
+        frames: set[str] = set()
+        lus: set[LU] = set()
+        fes: set[FE] = set()
+        overt: set[FE] = set()
+        for aset in sets:
+            frames.add(aset.frame_name)
+            lus.add((aset.lu_name, aset.frame_name))
+            for _, label in aset.fe_labels:
+                fes.add((aset.frame_name, label.name))
+                if label.is_overt:
+                    overt.add((aset.frame_name, label.name))
+        return cls(frozenset(frames), frozenset(lus), frozenset(fes), frozenset(overt))
+
+
+# ---------------------------------------------------------------- pure functions
+
+
+def lu_frames(inventory: TrainInventory) -> dict[str, list[str]]:
+    """LU name -> sorted frames it evokes in train, keys sorted."""
+    out: dict[str, set[str]] = {}
+    for lu, frame in inventory.lus:
+        out.setdefault(lu, set()).add(frame)
+    return {lu: sorted(out[lu]) for lu in sorted(out)}
+
+
+def frame_elements(inventory: TrainInventory, core_types: Mapping[FE, str] | None = None) -> dict[str, list[str]]:
+    """Train frame -> sorted names of its FEs with an overt train label (every frame, maybe none).
+
+    With ``core_types`` each name becomes ``FE:coreType`` (``unknown`` for an FE
+    missing from the frame files, e.g. frame ``Test35``).
+    """
+    out: dict[str, list[str]] = {frame: [] for frame in sorted(inventory.frames)}
+    for frame, fe in sorted(inventory.overt_fes):
+        out[frame].append(fe if core_types is None else f"{fe}:{core_types.get((frame, fe), UNKNOWN_CORE_TYPE)}")
+    return out
+
+
+def select_relations(
+    relations: Sequence[FrameRelation], types: Sequence[str], known_types: Sequence[str]
+) -> list[FrameRelation]:
+    """The relations whose type is in ``types`` (exact FrameNet spelling), in file order.
+
+    An unknown type name is a :class:`UsageError` listing the known ones.
+    """
+    known = set(known_types)
+    for name in types:
+        if name not in known:
+            near = [k for k in sorted(known) if k.lower() == name.lower()]
+            hint = f"; did you mean {near[0]}?" if near else ""
+            raise UsageError(
+                f"unknown frame relation type {name!r}{hint} (known, exact spelling: {', '.join(sorted(known))})"
+            )
+    wanted = set(types)
+    return [rel for rel in relations if rel.type in wanted]
+
+
+def _append_new(values: list[str], value: str) -> None:
+    if value not in values:
+        values.append(value)
+
+
+def frame_parents(relations: Sequence[FrameRelation], frames: Iterable[str]) -> dict[str, list[str]]:
+    """Child -> parents (relation file order, no repeats), both frames in ``frames``; keys sorted."""
+    keep = set(frames)
+    out: dict[str, list[str]] = {}
+    for rel in relations:
+        if rel.sub_frame in keep and rel.super_frame in keep:
+            _append_new(out.setdefault(rel.sub_frame, []), rel.super_frame)
+    return {child: out[child] for child in sorted(out)}
+
+
+def ancestors(
+    relations: Sequence[FrameRelation], frames: Iterable[str], *, train_frames_only: bool = True
+) -> dict[str, list[str]]:
+    """Every frame of ``frames`` (sorted) -> its ancestors, depth first, first occurrence kept.
+
+    With ``train_frames_only`` (pyfn 1.3) a chain stops at the first frame not in
+    ``frames``; otherwise it goes on through such frames, which are not listed.
+    A frame is never its own ancestor (cycles are cut).
+    """
+    keep = set(frames)
+    parents: dict[str, list[str]] = {}
+    for rel in relations:
+        if not train_frames_only or (rel.sub_frame in keep and rel.super_frame in keep):
+            _append_new(parents.setdefault(rel.sub_frame, []), rel.super_frame)
+    out: dict[str, list[str]] = {}
+    for frame in sorted(keep):
+        seen = {frame}
+        found: list[str] = []
+        stack = list(reversed(parents.get(frame, [])))
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if node in keep:
+                found.append(node)
+            stack.extend(reversed(parents.get(node, [])))
+        out[frame] = found
+    return out
+
+
+def role_mappings(relations: Sequence[FrameRelation], fes: Iterable[FE]) -> dict[str, list[str]]:
+    """``Child.FE`` -> ``Parent.FE`` values (file order, no repeats), both FEs in ``fes``; keys sorted."""
+    keep = set(fes)
+    out: dict[str, list[str]] = {}
+    for rel in relations:
+        for fer in rel.fe_relations:
+            if (rel.sub_frame, fer.sub_fe) in keep and (rel.super_frame, fer.super_fe) in keep:
+                if "." in rel.sub_frame or "." in rel.super_frame:
+                    raise PyfnError(
+                        f"frame_parent_rolemappings.csv: refused a frame name with a dot "
+                        f"({rel.sub_frame!r} -> {rel.super_frame!r}): Frame.FE would be ambiguous"
+                    )
+                child = f"{rel.sub_frame}.{fer.sub_fe}"
+                _append_new(out.setdefault(child, []), f"{rel.super_frame}.{fer.super_fe}")
+    return {child: out[child] for child in sorted(out)}
+
+
+def _joined(key: str, values: Sequence[str], sep: str, name: str) -> str:
+    forbidden = ("\t", "\r", "\n", ",") if sep == "," else ("\t", "\r", "\n")
+    for field_ in (key, *values):
+        bad = [c for c in forbidden if c in field_]
+        if bad or not field_:
+            what = "an empty field" if not field_ else f"a field containing {bad[0]!r}"
+            raise PyfnError(f"{name}: refused {what}: {field_!r} (line for {key!r}); the format has no quoting")
+    return sep.join((key, *values))
+
+
+def table_lines(table: Mapping[str, Sequence[str]], sep: str, name: str) -> list[str]:
+    """``key<sep>value<sep>...`` lines; a field holding ``sep``, TAB, CR or LF is refused."""
+    return [_joined(key, values, sep, name) for key, values in table.items()]
+
+
+# ---------------------------------------------------------------- XML
+
+
+def parse_xml(data: bytes, where: str) -> etree._ElementTree:
+    """A whole FrameNet XML document (no DTD, entities or network), comments kept."""
+    check_bytes(data, where)
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    try:
+        return etree.ElementTree(etree.fromstring(data, parser))
+    except etree.XMLSyntaxError as exc:
+        line = exc.position[0] if exc.position else "?"
+        raise PyfnError(f"{where}: malformed XML at line {line}: {exc.msg}") from exc
+
+
+def _serialize_fn(tree: etree._ElementTree) -> bytes:
+    """A FrameNet document as read (namespace, attribute order, processing
+    instructions, comments), one top-level node per line, final newline."""
+    root = tree.getroot()
+    standalone = {True: " standalone='yes'", False: " standalone='no'", None: ""}[tree.docinfo.standalone]
+    nodes = [*reversed(list(root.itersiblings(preceding=True))), root, *root.itersiblings()]
+    parts = [f"<?xml version='1.0' encoding='UTF-8'{standalone}?>".encode()]
+    parts += [etree.tostring(node, encoding="UTF-8", with_tail=False) for node in nodes]
+    return b"\n".join(parts) + b"\n"
+
+
+def _serialize_plain(root: etree._Element) -> bytes:
+    etree.indent(root, space="  ")
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+def _drop(elem: etree._Element) -> None:
+    """Remove ``elem`` but keep the indentation of what follows it."""
+    parent = elem.getparent()
+    assert parent is not None
+    if elem.getnext() is None:
+        prev = elem.getprevious()
+        if prev is not None:
+            prev.tail = elem.tail
+        else:
+            parent.text = elem.tail
+    parent.remove(elem)
+
+
+@dataclass
+class Kept:
+    """How many items of one kind a filter saw and kept."""
+
+    release: int = 0
+    kept: int = 0
+
+    def see(self, keep: bool) -> bool:
+        """Count one item; return ``keep``."""
+        self.release += 1
+        self.kept += keep
+        return keep
+
+    def as_dict(self) -> dict[str, int]:
+        """``release``, ``kept`` and ``left_out`` counts."""
+        return {"release": self.release, "kept": self.kept, "left_out": self.release - self.kept}
+
+
+def filter_frame_xml(tree: etree._ElementTree, inventory: TrainInventory, counts: Mapping[str, Kept]) -> None:
+    """Limit a ``frame/*.xml`` tree to train: ``lexUnit``, ``FE`` (and the FE names in
+    ``FEcoreSet``/``requiresFE``/``excludesFE``) and ``relatedFrame``. ``counts`` gets
+    ``lus`` and ``fes``; everything else is kept as it is.
+    """
+    root = tree.getroot()
+    frame = root.get("name", "")
+    for lu in root.findall(NS + "lexUnit"):
+        if not counts["lus"].see((lu.get("name", ""), frame) in inventory.lus):
+            _drop(lu)
+    for fe in root.findall(NS + "FE"):
+        if not counts["fes"].see((frame, fe.get("name", "")) in inventory.fes):
+            _drop(fe)
+    for ref in root.findall(f"{NS}FE/{NS}requiresFE") + root.findall(f"{NS}FE/{NS}excludesFE"):
+        if (frame, ref.get("name", "")) not in inventory.fes:
+            _drop(ref)
+    for core_set in root.findall(NS + "FEcoreSet"):
+        for member in core_set.findall(NS + "memberFE"):
+            if (frame, member.get("name", "")) not in inventory.fes:
+                _drop(member)
+        if len(core_set) == 0:
+            _drop(core_set)
+    for related in root.findall(f"{NS}frameRelation/{NS}relatedFrame"):
+        if (related.text or "").strip() not in inventory.frames:
+            _drop(related)
+
+
+def filter_lu_index(tree: etree._ElementTree, inventory: TrainInventory, counts: Kept) -> None:
+    """Limit ``luIndex.xml`` to the ``lu`` entries of train LUs."""
+    for lu in tree.getroot().findall(NS + "lu"):
+        if not counts.see((lu.get("name", ""), lu.get("frameName", "")) in inventory.lus):
+            _drop(lu)
+
+
+def filter_frame_index(tree: etree._ElementTree, inventory: TrainInventory, counts: Kept) -> None:
+    """Limit ``frameIndex.xml`` to train frames."""
+    for frame in tree.getroot().findall(NS + "frame"):
+        if not counts.see(frame.get("name", "") in inventory.frames):
+            _drop(frame)
+
+
+def filter_frame_relations(
+    tree: etree._ElementTree, inventory: TrainInventory, frame_counts: Kept, fe_counts: Kept
+) -> None:
+    """Limit ``frRelation.xml`` to relations between train frames and FE relations between train FEs.
+
+    Every relation type element stays (possibly empty); FE relations of a
+    dropped frame relation count as left out.
+    """
+    for rel in tree.getroot().findall(f"{NS}frameRelationType/{NS}frameRelation"):
+        sub, sup = rel.get("subFrameName", ""), rel.get("superFrameName", "")
+        keep_rel = frame_counts.see(sub in inventory.frames and sup in inventory.frames)
+        for fer in rel.findall(NS + "FERelation"):
+            sub_fe, sup_fe = (sub, fer.get("subFEName", "")), (sup, fer.get("superFEName", ""))
+            if not fe_counts.see(keep_rel and sub_fe in inventory.fes and sup_fe in inventory.fes):
+                _drop(fer)
+        if not keep_rel:
+            _drop(rel)
+
+
+def relation_types(tree: etree._ElementTree) -> list[str]:
+    """Names of the ``frameRelationType`` elements of ``frRelation.xml``, in file order."""
+    return [t.get("name", "") for t in tree.getroot().iterfind(NS + "frameRelationType")]
+
+
+def _plain_attrs(elem: etree._Element) -> dict[str, str]:
+    return {k: v for k, v in elem.attrib.items() if not k.startswith("{")}
+
+
+def scorer_frames_xml(frames: Sequence[Frame]) -> bytes:
+    """``frames.xml`` for the Perl scorer: ``frames/frame@name/fes/fe@name@coreType``, sorted by frame."""
+    root = etree.Element("frames")
+    for frame in sorted(frames, key=lambda f: f.name):
+        elem = etree.SubElement(root, "frame", ID=str(frame.id), name=frame.name)
+        fes = etree.SubElement(elem, "fes")
+        for fe in frame.fes:
+            etree.SubElement(fes, "fe", ID=str(fe.id), name=fe.name, abbrev=fe.abbrev, coreType=fe.core_type)
+    return _serialize_plain(root)
+
+
+def scorer_relations_xml(tree: etree._ElementTree) -> bytes:
+    """``frRelations.xml`` for the Perl scorer from the tree of ``frRelation.xml``.
+
+    ``frame-relations/frame-relation-type@name/frame-relations/frame-relation
+    @superFrameName@subFrameName/fe-relation@superFEName@subFEName``, every
+    type and relation of the release in file order, attributes copied. The
+    scorer takes the *first child* of a type after a whitespace text node
+    (§5.2), so the output is indented and every type has its container.
+    """
+    root = etree.Element("frame-relations")
+    for rel_type in tree.getroot().iterfind(NS + "frameRelationType"):
+        type_elem = etree.SubElement(root, "frame-relation-type", _plain_attrs(rel_type))
+        container = etree.SubElement(type_elem, "frame-relations")
+        for rel in rel_type.iterfind(NS + "frameRelation"):
+            rel_elem = etree.SubElement(container, "frame-relation", _plain_attrs(rel))
+            for fer in rel.iterfind(NS + "FERelation"):
+                etree.SubElement(rel_elem, "fe-relation", _plain_attrs(fer))
+    return _serialize_plain(root)
+
+
+# ---------------------------------------------------------------- leak check
+
+
+def _tsv_fields(data: bytes) -> list[list[str]]:
+    return [line.split("\t") for line in data.decode("utf-8").split("\n") if line]
+
+
+def _names_in(relpath: str, data: bytes, with_coretype: bool) -> Iterable[tuple[str, object]]:
+    """``(kind, name)`` for every frame, LU and FE that a parser-side file names."""
+    base = posixpath.basename(relpath)
+    if relpath == "lu_frames.tsv":
+        for lu, *frames in _tsv_fields(data):
+            for frame in frames:
+                yield "frame", frame
+                yield "lu", (lu, frame)
+    elif relpath == "frame_elements.tsv":
+        for frame, *fes in _tsv_fields(data):
+            yield "frame", frame
+            for fe in fes:
+                yield "fe", (frame, fe.rsplit(":", 1)[0] if with_coretype else fe)
+    elif relpath in ("frame_parents.csv", "ancestors.csv"):
+        for line in data.decode("utf-8").split("\n"):
+            for frame in filter(None, line.split(",")):
+                yield "frame", frame
+    elif relpath == "frame_parent_rolemappings.csv":
+        for line in data.decode("utf-8").split("\n"):
+            for item in filter(None, line.split(",")):
+                frame, _, fe = item.partition(".")
+                yield "frame", frame
+                yield "fe", (frame, fe)
+    elif relpath.startswith(f"{FN_TRAIN}/frame/"):
+        root = parse_xml(data, relpath).getroot()
+        frame = root.get("name", "")
+        yield "frame", frame
+        for elem in root.iter(NS + "lexUnit"):
+            yield "lu", (elem.get("name", ""), frame)
+        for tag in ("FE", "memberFE", "requiresFE", "excludesFE"):
+            for elem in root.iter(NS + tag):
+                yield "fe", (frame, elem.get("name", ""))
+        for elem in root.iter(NS + "relatedFrame"):
+            yield "frame", (elem.text or "").strip()
+    elif base == "luIndex.xml":
+        for elem in parse_xml(data, relpath).getroot().iter(NS + "lu"):
+            yield "frame", elem.get("frameName", "")
+            yield "lu", (elem.get("name", ""), elem.get("frameName", ""))
+    elif base == "frameIndex.xml":
+        for elem in parse_xml(data, relpath).getroot().iter(NS + "frame"):
+            yield "frame", elem.get("name", "")
+    elif base == "frRelation.xml":
+        for rel in parse_xml(data, relpath).getroot().iter(NS + "frameRelation"):
+            sub, sup = rel.get("subFrameName", ""), rel.get("superFrameName", "")
+            yield "frame", sub
+            yield "frame", sup
+            for fer in rel.iter(NS + "FERelation"):
+                yield "fe", (sub, fer.get("subFEName", ""))
+                yield "fe", (sup, fer.get("superFEName", ""))
+    else:
+        raise PyfnError(f"{relpath}: no leak check is defined for this parser-side file")
+
+
+def check_leaks(
+    outputs: Mapping[str, bytes], inventory: TrainInventory, *, with_coretype: bool = False
+) -> dict[str, bool | int]:
+    """Read parser-side ``outputs`` (relative path -> bytes) back; every frame, LU
+    and FE they name must occur in train, else :class:`PyfnError` naming them.
+
+    Returns how many names of each kind were checked. Definition texts (prose
+    inside ``<definition>``) are not names and are not checked.
+    """
+    allowed: dict[str, frozenset] = {"frame": inventory.frames, "lu": inventory.lus, "fe": inventory.fes}
+    checked: Counter = Counter()
+    leaks: list[str] = []
+    for relpath in sorted(outputs):
+        for kind, name in _names_in(relpath, outputs[relpath], with_coretype):
+            checked[kind] += 1
+            if name not in allowed[kind]:
+                leaks.append(f"{relpath}: {kind} {name!r}")
+    if leaks:
+        shown = "; ".join(leaks[:_LEAK_EXAMPLES])
+        raise PyfnError(f"leak check failed: {len(leaks)} name(s) not seen in train: {shown}")
+    return {"passed": True, **{f"{kind}s_checked": checked[kind] for kind in ("frame", "lu", "fe")}}
+
+
+# ---------------------------------------------------------------- generate
+
+
+def _read_frames(release: Release) -> dict[str, tuple[str, bytes, Frame]]:
+    """Frame name -> (relative path, bytes, model) for every ``frame/*.xml`` of the release."""
+    out: dict[str, tuple[str, bytes, Frame]] = {}
+    for relpath in release.list("frame"):
+        data = release.read(relpath)
+        frame = read_frame(data, relpath)
+        if frame.name in out:
+            raise PyfnError(f"{release.label}: frame {frame.name!r} defined twice ({out[frame.name][0]}, {relpath})")
+        out[frame.name] = (relpath, data, frame)
+    return out
+
+
+def _parser_view(
+    release: Release,
+    frames: Mapping[str, tuple[str, bytes, Frame]],
+    rel_tree: etree._ElementTree,
+    inventory: TrainInventory,
+) -> tuple[dict[str, bytes], dict[str, dict[str, int]]]:
+    """The ``fn_train/`` files (relative path -> bytes) and their kept / left-out counts.
+
+    ``rel_tree`` (the tree of ``frRelation.xml``) is filtered in place.
+    """
+    counts = {k: Kept() for k in ("frames", "lus", "fes", "frame_relations", "fe_relations")}
+    files: dict[str, bytes] = {}
+    for name in sorted(frames):
+        relpath, data, frame = frames[name]
+        if not counts["frames"].see(name in inventory.frames):
+            counts["lus"].release += len(frame.lus)
+            counts["fes"].release += len(frame.fes)
+            continue
+        tree = parse_xml(data, f"{release.label}: {relpath}")
+        filter_frame_xml(tree, inventory, counts)
+        files[f"{FN_TRAIN}/frame/{posixpath.basename(relpath)}"] = _serialize_fn(tree)
+    indexes = (
+        ("luIndex.xml", filter_lu_index, "lu_index_entries"),
+        ("frameIndex.xml", filter_frame_index, "frame_index_entries"),
+    )
+    for index, filter_index, kind in indexes:
+        if release.exists(index):
+            tree = parse_xml(release.read(index), f"{release.label}: {index}")
+            counts[kind] = Kept()
+            filter_index(tree, inventory, counts[kind])
+            files[f"{FN_TRAIN}/{index}"] = _serialize_fn(tree)
+    filter_frame_relations(rel_tree, inventory, counts["frame_relations"], counts["fe_relations"])
+    files[f"{FN_TRAIN}/frRelation.xml"] = _serialize_fn(rel_tree)
+    return files, {k: v.as_dict() for k, v in counts.items()}
+
+
+def _check_frame_folder(target: Path, frame_files: Iterable[str]) -> None:
+    """Refuse a ``fn_train/frame/`` folder holding files this run does not write.
+
+    FrameNet readers (Open-SESAME) read every file of that folder: a file left
+    by an earlier run on other train data would leak into the lexicon.
+    """
+    folder = target / FN_TRAIN / "frame"
+    if not folder.is_dir():
+        return
+    keep = {posixpath.basename(p) for p in frame_files}
+    others = sorted(p.name for p in folder.iterdir() if p.name not in keep)
+    if others:
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise PyfnError(
+            f"{folder}: holds {len(others)} file(s) this run would not write ({shown}); FrameNet readers "
+            "read every file there, so they would leak: remove the folder or choose another target"
+        )
+
+
+def _write_all(target: Path, outputs: Mapping[str, bytes]) -> None:
+    for relpath, data in outputs.items():
+        with atomic_writer(target / relpath, "wb") as handle:
+            handle.write(data)
+
+
+def generate(
+    release: Release,
+    train_sets: Sequence[AnnotationSet],
+    target: Path,
+    *,
+    relations: Sequence[str] = DEFAULT_RELATIONS,
+    train_frames_only: bool = True,
+    with_coretype: bool = False,
+) -> dict:
+    """Write the train-only lexicon and the full-release scorer lexicon into ``target``.
+
+    ``relations``: frame relation types for the hierarchy CSVs (exact FrameNet
+    spelling); ``train_frames_only``: cut ancestor chains at frames absent from
+    train (pyfn 1.3) or follow them through such frames (ancestors.csv only);
+    ``with_coretype``: ``FE:coreType`` in ``frame_elements.tsv``. Nothing is
+    written unless the leak check passes. Returns the report for the manifest.
+    """
+    if not train_sets:
+        raise PyfnError("no train annotation sets: a train-only lexicon needs train data")
+    target = Path(target)
+    types = list(dict.fromkeys(relations))
+    inventory = TrainInventory.of(train_sets)
+    if not release.exists("frRelation.xml"):
+        raise PyfnError(f"{release.label}: no frRelation.xml in the release")
+    rel_data = release.read("frRelation.xml")
+    rel_where = f"{release.label}: frRelation.xml"
+    rel_tree = parse_xml(rel_data, rel_where)
+    known = relation_types(rel_tree)
+    all_rels = read_frame_relations(rel_data, "frRelation.xml")
+    chosen = select_relations(all_rels, types, known)
+    frames = _read_frames(release)
+    core_types: dict[FE, str] = {}
+    for _, _, frame in frames.values():
+        for fe in frame.fes:
+            core_types.setdefault((frame.name, fe.name), fe.core_type)
+
+    tables = {
+        "lu_frames.tsv": lu_frames(inventory),
+        "frame_elements.tsv": frame_elements(inventory, core_types if with_coretype else None),
+        "frame_parents.csv": frame_parents(chosen, inventory.frames),
+        "ancestors.csv": ancestors(chosen, inventory.frames, train_frames_only=train_frames_only),
+        "frame_parent_rolemappings.csv": role_mappings(chosen, inventory.fes),
+    }
+    text_files = {
+        name: table_lines(table, "," if name.endswith(".csv") else "\t", name) for name, table in tables.items()
+    }
+    scorer_side = {
+        "frames.xml": scorer_frames_xml([f for _, _, f in frames.values()]),
+        "frRelations.xml": scorer_relations_xml(rel_tree),
+    }
+    view, view_counts = _parser_view(release, frames, parse_xml(rel_data, rel_where), inventory)
+    parser_side = {name: "".join(f"{line}\n" for line in lines).encode("utf-8") for name, lines in text_files.items()}
+    parser_side.update(view)
+    leak = check_leaks(parser_side, inventory, with_coretype=with_coretype)
+    _check_frame_folder(target, (p for p in view if p.startswith(f"{FN_TRAIN}/frame/")))
+
+    for name, lines in text_files.items():
+        write_lines(target / name, lines)
+    _write_all(target, view)
+    _write_all(target, scorer_side)
+    return {
+        "files": sorted([*text_files, *view, *scorer_side]),
+        "relation_types": types,
+        "train_frames_only": train_frames_only,
+        "with_coretype": with_coretype,
+        "fe_seen_in_train": {"frame_elements.tsv": "overt FE labels", "other parser-side files": "any FE label"},
+        "train": {
+            "annotation_sets": len(train_sets),
+            "frames": len(inventory.frames),
+            "lus": len(inventory.lus),
+            "fes": len(inventory.fes),
+            "overt_fes": len(inventory.overt_fes),
+            "frames_without_frame_file": sorted(inventory.frames - frames.keys()),
+            "fes_not_in_frame_file": [f"{f}.{e}" for f, e in sorted(inventory.fes - core_types.keys())],
+        },
+        "lines": {name: len(lines) for name, lines in text_files.items()},
+        "hierarchy": {
+            "frame_relations_of_types": len(chosen),
+            "fe_relations_of_types": sum(len(r.fe_relations) for r in chosen),
+        },
+        "fn_train": view_counts,
+        "scorer": {
+            "frames": len(frames),
+            "fes": sum(len(f.fes) for _, _, f in frames.values()),
+            "frame_relations": len(all_rels),
+            "fe_relations": sum(len(r.fe_relations) for r in all_rels),
+            "relation_types": known,
+        },
+        "leak_check": leak,
+    }

@@ -1,0 +1,423 @@
+"""Train-only lexicon and scorer lexicon (pyfn.lexicon) on a tiny hand-made release."""
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import NS, make_set
+
+from pyfn.errors import PyfnError, UsageError
+from pyfn.framenet import open_release
+from pyfn.framenet.lexicon import read_frame_relations
+from pyfn.lexicon import (
+    TrainInventory,
+    ancestors,
+    check_leaks,
+    frame_parents,
+    generate,
+    role_mappings,
+    select_relations,
+)
+
+HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<?xml-stylesheet type="text/xsl" href="frame.xsl"?>\n'
+
+FRAME_A = (
+    HEAD
+    + f"""<frame ID="1" name="A" xmlns="{NS}">
+    <definition>&lt;def-root&gt;A frame.&lt;/def-root&gt;</definition>
+    <FE coreType="Core" name="Actor" ID="11">
+        <requiresFE name="Object" ID="12"/>
+        <excludesFE name="Time" ID="13"/>
+    </FE>
+    <FE coreType="Core" name="Object" ID="12"/>
+    <FE coreType="Peripheral" name="Time" ID="13"/>
+    <FEcoreSet>
+        <memberFE name="Actor" ID="11"/>
+        <memberFE name="Time" ID="13"/>
+    </FEcoreSet>
+    <FEcoreSet>
+        <memberFE name="Time" ID="13"/>
+    </FEcoreSet>
+    <frameRelation type="Inherits from">
+        <relatedFrame>C</relatedFrame>
+    </frameRelation>
+    <frameRelation type="Is Inherited by">
+        <relatedFrame>B</relatedFrame>
+        <relatedFrame>E</relatedFrame>
+    </frameRelation>
+    <lexUnit POS="V" name="run.v" ID="101">
+        <sentenceCount annotated="1" total="2"/>
+    </lexUnit>
+    <lexUnit POS="V" name="gone.v" ID="102"/>
+    <lexUnit POS="V" name="act.v" ID="103"/>
+</frame>
+"""
+)
+
+EXPECTED_A = f"""<?xml version='1.0' encoding='UTF-8' standalone='yes'?>
+<?xml-stylesheet type="text/xsl" href="frame.xsl"?>
+<frame xmlns="{NS}" ID="1" name="A">
+    <definition>&lt;def-root&gt;A frame.&lt;/def-root&gt;</definition>
+    <FE coreType="Core" name="Actor" ID="11">
+        <requiresFE name="Object" ID="12"/>
+    </FE>
+    <FE coreType="Core" name="Object" ID="12"/>
+    <FEcoreSet>
+        <memberFE name="Actor" ID="11"/>
+    </FEcoreSet>
+    <frameRelation type="Inherits from">
+    </frameRelation>
+    <frameRelation type="Is Inherited by">
+        <relatedFrame>B</relatedFrame>
+    </frameRelation>
+    <lexUnit POS="V" name="run.v" ID="101">
+        <sentenceCount annotated="1" total="2"/>
+    </lexUnit>
+    <lexUnit POS="V" name="act.v" ID="103"/>
+</frame>
+"""
+
+
+def _frame(frame_id, name, fes, lus):
+    body = "".join(f'    <FE coreType="{ct}" name="{fe}" ID="{frame_id}{i}"/>\n' for i, (fe, ct) in enumerate(fes))
+    body += "".join(f'    <lexUnit POS="N" name="{lu}" ID="{frame_id}0{i}"/>\n' for i, lu in enumerate(lus))
+    return HEAD + f'<frame ID="{frame_id}" name="{name}" xmlns="{NS}">\n{body}</frame>\n'
+
+
+FRAMES = {
+    "A": FRAME_A,
+    "B": _frame(2, "B", [("Agent", "Core"), ("Thing", "Core"), ("Time", "Peripheral")], ["b.n", "b.v"]),
+    "C": _frame(3, "C", [("Doer", "Core")], ["c.n"]),
+    "D": _frame(4, "D", [("Doer", "Core"), ("Place", "Extra-Thematic")], ["run.v", "d.n"]),
+    "E": _frame(5, "E", [("Actor", "Core")], ["e.n"]),
+}
+
+
+def _rel(rel_id, sub, sup, fes=()):
+    inner = "".join(
+        f'            <FERelation subID="0" supID="0" subFEName="{s}" superFEName="{p}" ID="{rel_id}{i}"/>\n'
+        for i, (s, p) in enumerate(fes)
+    )
+    tag = f'        <frameRelation subID="0" supID="0" subFrameName="{sub}" superFrameName="{sup}" ID="{rel_id}"'
+    return f"{tag}>\n{inner}        </frameRelation>\n" if fes else f"{tag}/>\n"
+
+
+FR_RELATION = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    f'<frameRelations XMLCreated="09/02/2010 10:46:28 PDT Thu" xmlns="{NS}">\n'
+    '    <frameRelationType subFrameName="Child" superFrameName="Parent" name="Inheritance" ID="1">\n'
+    + _rel(1, "B", "A", [("Agent", "Actor"), ("Thing", "Object"), ("Time", "Time")])
+    + _rel(2, "A", "C")
+    + _rel(3, "C", "D", [("Doer", "Doer")])
+    + _rel(4, "E", "A", [("Actor", "Actor")])
+    + "    </frameRelationType>\n"
+    '    <frameRelationType subFrameName="Component" superFrameName="Complex" name="Subframe" ID="2">\n'
+    + _rel(5, "B", "D", [("Agent", "Doer")])
+    + "    </frameRelationType>\n"
+    '    <frameRelationType subFrameName="Child" superFrameName="Parent" name="Using" ID="3">\n'
+    + _rel(6, "D", "A")
+    + "    </frameRelationType>\n"
+    '    <frameRelationType subFrameName="ReferringEntry" superFrameName="MainEntry" name="See_also" ID="4">\n'
+    "    </frameRelationType>\n"
+    "</frameRelations>\n"
+)
+
+LU_INDEX = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    f'<luIndex xmlns="{NS}">\n'
+    "    <legend>\n    </legend>\n"
+    '    <lu frameName="D" name="d.n" ID="401"/>\n'
+    '    <lu frameName="A" name="run.v" ID="101"/>\n'
+    '    <lu frameName="D" name="run.v" ID="400"/>\n'
+    '    <lu frameName="C" name="c.n" ID="300"/>\n'
+    "</luIndex>\n"
+)
+
+
+@pytest.fixture()
+def release(tmp_path):
+    root = tmp_path / "fn"
+    (root / "frame").mkdir(parents=True)
+    for name, text in FRAMES.items():
+        (root / "frame" / f"{name}.xml").write_text(text)
+    (root / "frRelation.xml").write_text(FR_RELATION)
+    (root / "luIndex.xml").write_text(LU_INDEX)
+    (root / "README.txt").write_text("Release 1.5")
+    return open_release(root)
+
+
+TEXT = "one two three four"
+TRAIN = [
+    make_set(TEXT, [(4, 6)], [("Actor", 0, 2), ("Object", None, None)], set_id=1, frame="A", lu="run.v"),
+    make_set(TEXT, [(4, 6)], [("Actor", 8, 12)], set_id=2, frame="A", lu="act.v"),
+    make_set(TEXT, [(0, 2)], [("Agent", 4, 6)], set_id=3, frame="B", lu="b.v", rank2=[("Thing", 8, 12)]),
+    make_set(TEXT, [(8, 12)], [("Doer", 0, 2)], set_id=4, frame="D", lu="run.v"),
+    make_set(TEXT, [(14, 17)], [("X", 0, 2)], set_id=5, frame="Test35", lu="test.v"),
+]
+
+
+def _read(folder: Path, name: str) -> str:
+    return (folder / name).read_text(encoding="utf-8")
+
+
+def test_text_files_exact_content(release, tmp_path):
+    out = tmp_path / "out"
+    report = generate(release, TRAIN, out)
+    assert _read(out, "lu_frames.tsv") == "act.v\tA\nb.v\tB\nrun.v\tA\tD\ntest.v\tTest35\n"
+    # Object is only null-instantiated: not an FE of frame_elements.tsv; Thing (rank 2) is.
+    assert _read(out, "frame_elements.tsv") == "A\tActor\nB\tAgent\tThing\nD\tDoer\nTest35\tX\n"
+    # default relation types: Inheritance and Subframe (pyfn 1.3 missed Subframe)
+    assert _read(out, "frame_parents.csv") == "B,A,D\n"
+    # A -> C is cut: C is not a train frame
+    assert _read(out, "ancestors.csv") == "A\nB,A,D\nD\nTest35\n"
+    # B.Time -> A.Time: Time is never labelled in train; A.Object (null-instantiated only) counts
+    assert _read(out, "frame_parent_rolemappings.csv") == "B.Agent,A.Actor,D.Doer\nB.Thing,A.Object\n"
+    assert report["lines"] == {
+        "lu_frames.tsv": 4,
+        "frame_elements.tsv": 4,
+        "frame_parents.csv": 1,
+        "ancestors.csv": 4,
+        "frame_parent_rolemappings.csv": 2,
+    }
+    assert report["relation_types"] == ["Inheritance", "Subframe"]
+    assert report["train"]["frames_without_frame_file"] == ["Test35"]
+    assert report["train"]["fes_not_in_frame_file"] == ["Test35.X"]
+    assert report["leak_check"]["passed"] is True
+    json.dumps(report)
+
+
+def test_with_coretype(release, tmp_path):
+    generate(release, TRAIN, tmp_path, with_coretype=True)
+    assert _read(tmp_path, "frame_elements.tsv") == (
+        "A\tActor:Core\nB\tAgent:Core\tThing:Core\nD\tDoer:Core\nTest35\tX:unknown\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "relations, train_frames_only, expected",
+    [
+        (("Inheritance",), True, "A\nB,A\nD\nTest35\n"),
+        (("Inheritance",), False, "A,D\nB,A,D\nD\nTest35\n"),  # through C, which is not written
+        (("Inheritance", "Subframe"), False, "A,D\nB,A,D\nD\nTest35\n"),  # D once: de-duplicated
+        (("Inheritance", "Using"), False, "A,D\nB,A,D\nD,A\nTest35\n"),  # cycle A -> C -> D -> A is cut
+        ((), True, "A\nB\nD\nTest35\n"),
+    ],
+)
+def test_ancestor_chains(release, tmp_path, relations, train_frames_only, expected):
+    generate(release, TRAIN, tmp_path, relations=relations, train_frames_only=train_frames_only)
+    assert _read(tmp_path, "ancestors.csv") == expected
+
+
+def test_inheritance_only_is_pyfn13_hierarchy(release, tmp_path):
+    generate(release, TRAIN, tmp_path, relations=("Inheritance",))
+    assert _read(tmp_path, "frame_parents.csv") == "B,A\n"
+    assert _read(tmp_path, "frame_parent_rolemappings.csv") == "B.Agent,A.Actor\nB.Thing,A.Object\n"
+
+
+def test_pure_hierarchy_functions(release):
+    rels = read_frame_relations(release.read("frRelation.xml"))
+    chosen = select_relations(rels, ["Subframe", "Inheritance"], ["Inheritance", "Subframe", "Using"])
+    assert [r.id for r in chosen] == [1, 2, 3, 4, 5]  # file order, whatever the order asked
+    assert frame_parents(chosen, {"A", "B", "C", "D"}) == {"A": ["C"], "B": ["A", "D"], "C": ["D"]}
+    assert ancestors(chosen, {"B", "A", "C", "D"}) == {"A": ["C", "D"], "B": ["A", "C", "D"], "C": ["D"], "D": []}
+    assert role_mappings(chosen, {("C", "Doer"), ("D", "Doer")}) == {"C.Doer": ["D.Doer"]}
+
+
+def test_unknown_relation_type_lists_the_known_ones(release, tmp_path):
+    with pytest.raises(UsageError) as err:
+        generate(release, TRAIN, tmp_path, relations=("Inheritance", "SubFrame"))
+    message = str(err.value)
+    assert "'SubFrame'" in message and "did you mean Subframe" in message
+    assert "Inheritance, See_also, Subframe, Using" in message
+    assert err.value.exit_code == 2
+    assert not (tmp_path / "ancestors.csv").exists()
+
+
+@pytest.mark.parametrize("frame, lu, file", [("Bad,frame", "x.v", "ancestors.csv"), ("A", "x\ty.v", "lu_frames.tsv")])
+def test_separator_inside_a_field_is_refused(release, tmp_path, frame, lu, file):
+    sets = [*TRAIN, make_set(TEXT, [(0, 2)], [], set_id=9, frame=frame, lu=lu)]
+    with pytest.raises(PyfnError, match=f"{file}: refused a field containing"):
+        generate(release, sets, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_fn_train_view_exact_content(release, tmp_path):
+    report = generate(release, TRAIN, tmp_path)
+    view = tmp_path / "fn_train"
+    assert sorted(p.name for p in (view / "frame").iterdir()) == ["A.xml", "B.xml", "D.xml"]
+    assert _read(view, "frame/A.xml") == EXPECTED_A
+    assert _read(view, "frame/B.xml") == (
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\n"
+        '<?xml-stylesheet type="text/xsl" href="frame.xsl"?>\n'
+        f'<frame xmlns="{NS}" ID="2" name="B">\n'
+        '    <FE coreType="Core" name="Agent" ID="20"/>\n'
+        '    <FE coreType="Core" name="Thing" ID="21"/>\n'
+        '    <lexUnit POS="N" name="b.v" ID="201"/>\n'
+        "</frame>\n"
+    )
+    assert _read(view, "luIndex.xml") == (
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\n"
+        f'<luIndex xmlns="{NS}">\n'
+        "    <legend>\n    </legend>\n"
+        '    <lu frameName="A" name="run.v" ID="101"/>\n'
+        '    <lu frameName="D" name="run.v" ID="400"/>\n'
+        "</luIndex>\n"
+    )
+    relations = _read(view, "frRelation.xml")
+    assert relations == (
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\n"
+        f'<frameRelations xmlns="{NS}" XMLCreated="09/02/2010 10:46:28 PDT Thu">\n'
+        '    <frameRelationType subFrameName="Child" superFrameName="Parent" name="Inheritance" ID="1">\n'
+        '        <frameRelation subID="0" supID="0" subFrameName="B" superFrameName="A" ID="1">\n'
+        '            <FERelation subID="0" supID="0" subFEName="Agent" superFEName="Actor" ID="10"/>\n'
+        '            <FERelation subID="0" supID="0" subFEName="Thing" superFEName="Object" ID="11"/>\n'
+        "        </frameRelation>\n"
+        "    </frameRelationType>\n"
+        '    <frameRelationType subFrameName="Component" superFrameName="Complex" name="Subframe" ID="2">\n'
+        + _rel(5, "B", "D", [("Agent", "Doer")])
+        + "    </frameRelationType>\n"
+        '    <frameRelationType subFrameName="Child" superFrameName="Parent" name="Using" ID="3">\n'
+        + _rel(6, "D", "A")
+        + "    </frameRelationType>\n"
+        '    <frameRelationType subFrameName="ReferringEntry" superFrameName="MainEntry" name="See_also" ID="4">\n'
+        "    </frameRelationType>\n"
+        "</frameRelations>\n"
+    )
+    assert report["fn_train"] == {
+        "frames": {"release": 5, "kept": 3, "left_out": 2},
+        "lus": {"release": 9, "kept": 4, "left_out": 5},
+        "fes": {"release": 10, "kept": 5, "left_out": 5},
+        "frame_relations": {"release": 6, "kept": 3, "left_out": 3},
+        "fe_relations": {"release": 6, "kept": 3, "left_out": 3},
+        "lu_index_entries": {"release": 4, "kept": 2, "left_out": 2},
+    }
+
+
+def test_fn_train_view_reads_like_framenet(release, tmp_path):
+    """What Open-SESAME's dataio reads, with xml.etree: namespaced frame, FE, lexUnit, lu, frameRelation."""
+    generate(release, TRAIN, tmp_path)
+    view = tmp_path / "fn_train"
+    ns = "{" + NS + "}"
+    fes = {}
+    for path in (view / "frame").iterdir():
+        root = ET.parse(path).getroot()
+        assert [f.attrib["name"] for f in root.iter(ns + "frame")] == [path.stem]
+        fes[path.stem] = {fe.attrib["name"]: fe.attrib["coreType"] for fe in root.iter(ns + "FE")}
+    assert fes == {
+        "A": {"Actor": "Core", "Object": "Core"},
+        "B": {"Agent": "Core", "Thing": "Core"},
+        "D": {"Doer": "Core"},
+    }
+    lus = [
+        (lu.attrib["name"], lu.attrib["frameName"]) for lu in ET.parse(view / "luIndex.xml").getroot().iter(ns + "lu")
+    ]
+    assert lus == [("run.v", "A"), ("run.v", "D")]
+    inherit = [
+        (r.attrib["subFrameName"], r.attrib["superFrameName"])
+        for t in ET.parse(view / "frRelation.xml").getroot().iter(ns + "frameRelationType")
+        if t.attrib["name"] == "Inheritance"
+        for r in t.findall(ns + "frameRelation")
+    ]
+    assert inherit == [("B", "A")]
+
+
+def test_scorer_files_from_the_full_release(release, tmp_path):
+    generate(release, TRAIN, tmp_path)
+    assert _read(tmp_path, "frames.xml") == (
+        "<?xml version='1.0' encoding='UTF-8'?>\n<frames>\n"
+        '  <frame ID="1" name="A">\n    <fes>\n'
+        '      <fe ID="11" name="Actor" abbrev="" coreType="Core"/>\n'
+        '      <fe ID="12" name="Object" abbrev="" coreType="Core"/>\n'
+        '      <fe ID="13" name="Time" abbrev="" coreType="Peripheral"/>\n'
+        "    </fes>\n  </frame>\n"
+        '  <frame ID="2" name="B">\n    <fes>\n'
+        '      <fe ID="20" name="Agent" abbrev="" coreType="Core"/>\n'
+        '      <fe ID="21" name="Thing" abbrev="" coreType="Core"/>\n'
+        '      <fe ID="22" name="Time" abbrev="" coreType="Peripheral"/>\n'
+        "    </fes>\n  </frame>\n"
+        '  <frame ID="3" name="C">\n    <fes>\n'
+        '      <fe ID="30" name="Doer" abbrev="" coreType="Core"/>\n'
+        "    </fes>\n  </frame>\n"
+        '  <frame ID="4" name="D">\n    <fes>\n'
+        '      <fe ID="40" name="Doer" abbrev="" coreType="Core"/>\n'
+        '      <fe ID="41" name="Place" abbrev="" coreType="Extra-Thematic"/>\n'
+        "    </fes>\n  </frame>\n"
+        '  <frame ID="5" name="E">\n    <fes>\n'
+        '      <fe ID="50" name="Actor" abbrev="" coreType="Core"/>\n'
+        "    </fes>\n  </frame>\n"
+        "</frames>\n"
+    )
+
+    def fer(rel_id, i, sub, sup):
+        return f'        <fe-relation subID="0" supID="0" subFEName="{sub}" superFEName="{sup}" ID="{rel_id}{i}"/>\n'
+
+    def rel(rel_id, sub, sup, body=""):
+        attrs = f'subID="0" supID="0" subFrameName="{sub}" superFrameName="{sup}" ID="{rel_id}"'
+        return (
+            f"      <frame-relation {attrs}>\n{body}      </frame-relation>\n"
+            if body
+            else f"      <frame-relation {attrs}/>\n"
+        )
+
+    assert _read(tmp_path, "frRelations.xml") == (
+        "<?xml version='1.0' encoding='UTF-8'?>\n<frame-relations>\n"
+        '  <frame-relation-type subFrameName="Child" superFrameName="Parent" name="Inheritance" ID="1">\n'
+        "    <frame-relations>\n"
+        + rel(1, "B", "A", fer(1, 0, "Agent", "Actor") + fer(1, 1, "Thing", "Object") + fer(1, 2, "Time", "Time"))
+        + rel(2, "A", "C")
+        + rel(3, "C", "D", fer(3, 0, "Doer", "Doer"))
+        + rel(4, "E", "A", fer(4, 0, "Actor", "Actor"))
+        + "    </frame-relations>\n  </frame-relation-type>\n"
+        '  <frame-relation-type subFrameName="Component" superFrameName="Complex" name="Subframe" ID="2">\n'
+        "    <frame-relations>\n"
+        + rel(5, "B", "D", fer(5, 0, "Agent", "Doer"))
+        + "    </frame-relations>\n  </frame-relation-type>\n"
+        '  <frame-relation-type subFrameName="Child" superFrameName="Parent" name="Using" ID="3">\n'
+        "    <frame-relations>\n" + rel(6, "D", "A") + "    </frame-relations>\n  </frame-relation-type>\n"
+        '  <frame-relation-type subFrameName="ReferringEntry" superFrameName="MainEntry" name="See_also" ID="4">\n'
+        "    <frame-relations/>\n  </frame-relation-type>\n"
+        "</frame-relations>\n"
+    )
+
+
+def test_output_is_deterministic(release, tmp_path):
+    first, second = tmp_path / "1", tmp_path / "2"
+    report = generate(release, TRAIN, first)
+    assert generate(release, list(reversed(TRAIN)), second) == report
+    for name in report["files"]:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
+def test_leak_check_reads_outputs_back():
+    inventory = TrainInventory.of(TRAIN)
+    assert check_leaks({"ancestors.csv": b"A\nB,A,D\n", "lu_frames.tsv": b"run.v\tA\tD\n"}, inventory)["passed"]
+    cases = {
+        "ancestors.csv": b"A,C\n",
+        "lu_frames.tsv": b"gone.v\tA\n",
+        "frame_elements.tsv": b"A\tTime\n",
+        "frame_parent_rolemappings.csv": b"B.Agent,A.Time\n",
+        "fn_train/luIndex.xml": f'<luIndex xmlns="{NS}"><lu name="gone.v" frameName="A"/></luIndex>'.encode(),
+        "fn_train/frame/A.xml": f'<frame xmlns="{NS}" name="A"><FEcoreSet><memberFE name="Time"/></FEcoreSet></frame>'.encode(),
+        "fn_train/frRelation.xml": (
+            f'<frameRelations xmlns="{NS}"><frameRelationType name="Inheritance">'
+            '<frameRelation subFrameName="B" superFrameName="E"/></frameRelationType></frameRelations>'
+        ).encode(),
+    }
+    for name, data in cases.items():
+        with pytest.raises(PyfnError, match=f"leak check failed: 1 name.*{name}"):
+            check_leaks({name: data}, inventory)
+
+
+def test_stale_frame_file_is_refused(release, tmp_path):
+    stale = tmp_path / "fn_train" / "frame" / "C.xml"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("old run")
+    with pytest.raises(PyfnError, match="C.xml"):
+        generate(release, TRAIN, tmp_path)
+    assert not (tmp_path / "ancestors.csv").exists()
+
+
+def test_no_train_sets_is_an_error(release, tmp_path):
+    with pytest.raises(PyfnError, match="no train annotation sets"):
+        generate(release, [], tmp_path)

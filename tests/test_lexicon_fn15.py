@@ -1,0 +1,120 @@
+"""pyfn.lexicon on the real FrameNet 1.5 release: FT train, frame 398 excluded (and pyfn 1.3's setting)."""
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from pyfn.formats import jsonl
+from pyfn.framenet import open_release
+from pyfn.lexicon import generate
+from pyfn.splits.builder import BuildOptions, build_splits
+from pyfn.splits.definitions import standard_split
+
+FN = "{http://framenet.icsi.berkeley.edu}"
+
+
+def _splits(release, **options):
+    result = build_splits(release, standard_split("1.5"), BuildOptions(**options))
+    return {name: [jsonl.loads(line) for line in data.lines] for name, data in result.splits.items()}
+
+
+@pytest.fixture(scope="module")
+def fn15_release(fn15):
+    return open_release(fn15)
+
+
+@pytest.fixture(scope="module")
+def lexicon(fn15_release, tmp_path_factory):
+    splits = _splits(fn15_release, exclude_frames=frozenset({398}))
+    target = tmp_path_factory.mktemp("lexicon")
+    return target, splits, generate(fn15_release, splits["train"], target)
+
+
+def test_counts_train_versus_release(lexicon):
+    _, splits, report = lexicon
+    assert len(splits["train"]) == 16706
+    assert report["train"] == {
+        "annotation_sets": 16706,
+        "frames": 659,
+        "lus": 3252,
+        "fes": 2982,
+        "overt_fes": 2804,
+        "frames_without_frame_file": [],
+        "fes_not_in_frame_file": ["Growing_food.Name", "Removing.Frequency"],
+    }
+    view = report["fn_train"]
+    assert view["frames"] == {"release": 1019, "kept": 659, "left_out": 360}
+    # two frames hold two lexUnits with the same name (press.v in Attempt_suasion, ...): both kept
+    assert view["lus"] == {"release": 11942, "kept": 3254, "left_out": 8688}
+    assert view["fes"] == {"release": 9634, "kept": 2981, "left_out": 6653}
+    assert view["lu_index_entries"] == {"release": 11829, "kept": 3221, "left_out": 8608}
+    assert view["frame_relations"] == {"release": 1676, "kept": 819, "left_out": 857}
+    assert view["fe_relations"] == {"release": 10020, "kept": 2166, "left_out": 7854}
+    assert report["lines"] == {
+        "lu_frames.tsv": 2807,
+        "frame_elements.tsv": 659,
+        "frame_parents.csv": 266,
+        "ancestors.csv": 659,
+        "frame_parent_rolemappings.csv": 777,
+    }
+    assert report["hierarchy"] == {"frame_relations_of_types": 734, "fe_relations_of_types": 4727}
+    assert report["leak_check"]["passed"] is True
+    assert len(report["files"]) == 5 + 2 + 659 + 3
+
+
+def test_dev_test_only_frames_stay_out_of_parser_files(lexicon):
+    target, splits, _ = lexicon
+    train = {s.frame_name for s in splits["train"]}
+    unseen = {s.frame_name for name in ("dev", "test") for s in splits[name]} - train
+    assert len(unseen) == 46
+    named: set[str] = set()
+    for name in ("lu_frames.tsv", "frame_elements.tsv"):
+        for line in (target / name).read_text().splitlines():
+            fields = line.split("\t")
+            named.update(fields[1:] if name == "lu_frames.tsv" else fields[:1])
+    for name in ("frame_parents.csv", "ancestors.csv"):
+        named.update(f for line in (target / name).read_text().splitlines() for f in line.split(","))
+    for line in (target / "frame_parent_rolemappings.csv").read_text().splitlines():
+        named.update(item.split(".")[0] for item in line.split(","))
+    view = target / "fn_train"
+    for path in (view / "frame").iterdir():
+        root = ET.parse(path).getroot()
+        named.add(root.attrib["name"])
+        named.update(r.text for r in root.iter(FN + "relatedFrame"))
+    named.update(lu.attrib["frameName"] for lu in ET.parse(view / "luIndex.xml").getroot().iter(FN + "lu"))
+    named.update(f.attrib["name"] for f in ET.parse(view / "frameIndex.xml").getroot().iter(FN + "frame"))
+    for rel in ET.parse(view / "frRelation.xml").getroot().iter(FN + "frameRelation"):
+        named.update((rel.attrib["subFrameName"], rel.attrib["superFrameName"]))
+    assert named == train
+    assert not named & unseen
+
+
+def test_scorer_files_cover_the_full_release(lexicon):
+    target, _, report = lexicon
+    frames = ET.parse(target / "frames.xml").getroot()
+    assert len(frames.findall("frame")) == 1019 and len(frames.findall("frame/fes/fe")) == 9634
+    core = {
+        (f.attrib["name"], fe.attrib["name"]) for f in frames for fe in f.iter("fe") if fe.attrib["coreType"] == "Core"
+    }
+    assert len(core) == 2992 and ("Giving", "Donor") in core
+    relations = ET.parse(target / "frRelations.xml").getroot()
+    types = relations.findall("frame-relation-type")
+    assert [t.attrib["name"] for t in types] == report["scorer"]["relation_types"]
+    assert "Subframe" in report["scorer"]["relation_types"]
+    assert len(relations.findall("frame-relation-type/frame-relations/frame-relation")) == 1676
+    assert len(relations.findall("frame-relation-type/frame-relations/frame-relation/fe-relation")) == 10020
+    # the scorer reads a type's first child element after a whitespace text node (FORMATS.md §5.2)
+    assert all(t.text and not t.text.strip() and t[0].tag == "frame-relations" for t in types)
+
+
+def test_pyfn13_hierarchy_counts(fn15_release, tmp_path):
+    """pyfn 1.3 (Inheritance only, chains cut at non-train frames, Test35 kept): 255 / 660 lines.
+
+    With frame 398 excluded (the other tests) ancestors.csv has 659 lines: no Test35.
+    """
+    with_test35 = _splits(fn15_release, splits=("train",))["train"]
+    report = generate(fn15_release, with_test35, tmp_path, relations=("Inheritance",))
+    assert report["train"]["frames_without_frame_file"] == ["Test35"]
+    assert report["lines"]["frame_parents.csv"] == 255 and report["lines"]["ancestors.csv"] == 660
+    assert report["lines"]["frame_parent_rolemappings.csv"] == 732
+    assert "Test35\n" in (tmp_path / "ancestors.csv").read_text()
