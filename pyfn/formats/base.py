@@ -62,6 +62,22 @@ def token_span(toks: Sequence[Token], start: int, end: int) -> tuple[int, int, b
     return first, last, exact
 
 
+def index_runs(indices: Iterable[int]) -> list[tuple[int, int]]:
+    """Maximal runs of adjacent token indices (sorted input), as ``(first, last)``."""
+    runs: list[tuple[int, int]] = []
+    for i in indices:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    return runs
+
+
+def run_spans(toks: Sequence[Token], indices: Iterable[int]) -> list[tuple[int, int]]:
+    """Character spans of the maximal runs of adjacent token ``indices`` (sorted input)."""
+    return [(toks[a].start, toks[b].end) for a, b in index_runs(indices)]
+
+
 @dataclass
 class Losses:
     """What a format could not hold, counted by reason (recorded in the manifest)."""

@@ -28,6 +28,7 @@ from pyfn.fileio import write_lines
 from pyfn.formats.base import (
     Losses,
     SentenceTable,
+    index_runs,
     ordered,
     sentence_string,
     token_span,
@@ -280,17 +281,6 @@ def _int(value: str, reason: str, lineno: int, what: str) -> int:
     return int(value)
 
 
-def _spans(indices: Sequence[int]) -> list[tuple[int, int]]:
-    """Maximal runs of adjacent token indices (sorted input)."""
-    runs: list[tuple[int, int]] = []
-    for i in indices:
-        if runs and runs[-1][1] == i - 1:
-            runs[-1] = (runs[-1][0], i)
-        else:
-            runs.append((i, i))
-    return runs
-
-
 def _fe_spans(rows: Sequence[tuple[int, list[str]]]) -> list[tuple[str, int, int]]:
     """``(FE name, first token, last token)`` from the tags of column 14."""
     spans: list[tuple[str, int, int]] = []
@@ -365,7 +355,7 @@ def _parse_block(
             raise _BadBlock(
                 "mixed_target", lineno, f"LU/frame {other_lu!r}/{other_frame!r} in a block of {lu!r}/{frame!r}"
             )
-    target = [Label("Target", toks[a].start, toks[b].end) for a, b in _spans([t[0] for t in targets])]
+    target = [Label("Target", toks[a].start, toks[b].end) for a, b in index_runs([t[0] for t in targets])]
     fes = [Label(name, toks[a].start, toks[b].end) for name, a, b in _fe_spans(rows)]
     return AnnotationSet(
         id=block_no,

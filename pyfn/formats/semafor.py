@@ -27,6 +27,7 @@ from pyfn.fileio import write_lines
 from pyfn.formats.base import (
     Losses,
     SentenceTable,
+    index_runs,
     ordered,
     sentence_string,
     token_span,
@@ -255,17 +256,6 @@ def _fe_span(value: str, col: int, size: int) -> tuple[int, int]:
     return first, last
 
 
-def _runs(indices: list[int]) -> list[tuple[int, int]]:
-    """Maximal runs of adjacent indices, as ``(first, last)``."""
-    runs: list[tuple[int, int]] = []
-    for i in indices:
-        if runs and runs[-1][1] == i - 1:
-            runs[-1] = (runs[-1][0], i)
-        else:
-            runs.append((i, i))
-    return runs
-
-
 class _Sentences:
     """The lines of a ``.sentences`` file as :class:`Sentence` objects with their tokens."""
 
@@ -318,7 +308,7 @@ def _parse(line: str, lineno: int, cols: _Columns, sentences: _Sentences, encodi
         first, last = _fe_span(fields[col + 1], col + 1, len(toks))
         fes.append(Label(fields[col], toks[first].start, toks[last].end))
     layers = (
-        Layer("Target", 1, tuple(Label("Target", toks[a].start, toks[b].end) for a, b in _runs(target))),
+        Layer("Target", 1, tuple(Label("Target", toks[a].start, toks[b].end) for a, b in index_runs(target))),
         Layer("FE", 1, tuple(fes)),
     )
     aset = AnnotationSet(

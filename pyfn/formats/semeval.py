@@ -21,7 +21,7 @@ from lxml import etree
 
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import atomic_writer
-from pyfn.formats.base import SentenceTable, ordered, sentence_string, token_span
+from pyfn.formats.base import SentenceTable, ordered, run_spans, sentence_string, token_span
 from pyfn.framenet.xml import release_element
 from pyfn.model import AnnotationSet, Label, Layer, Sentence, Span, Token, tokens
 
@@ -316,19 +316,6 @@ def _token_indices(toks: Sequence[Token], spans: Iterable[Span]) -> tuple[int, .
     return tuple(sorted(touched))
 
 
-def _runs(toks: Sequence[Token], indices: Sequence[int]) -> list[Span]:
-    """One span per run of consecutive token indices (``indices`` sorted)."""
-    spans: list[Span] = []
-    previous = None
-    for i in indices:
-        if previous is not None and i == previous + 1:
-            spans[-1] = (spans[-1][0], toks[i].end)
-        else:
-            spans.append((toks[i].start, toks[i].end))
-        previous = i
-    return spans
-
-
 def predictions_from_tokens(pred: Sequence[AnnotationSet], gold: Sequence[AnnotationSet]) -> list[AnnotationSet]:
     """Predicted sets read from a token format, with spans as the scorer must see them (§5.3).
 
@@ -347,7 +334,7 @@ def predictions_from_tokens(pred: Sequence[AnnotationSet], gold: Sequence[Annota
     for aset in pred:
         toks = tokens(aset.sentence.text)
         indices = _token_indices(toks, aset.target)
-        spans = gold_targets.get(sentence_string(aset.sentence.text), {}).get(indices) or tuple(_runs(toks, indices))
+        spans = gold_targets.get(sentence_string(aset.sentence.text), {}).get(indices) or tuple(run_spans(toks, indices))
         layers = [Layer("Target", 1, tuple(Label("Target", s, e) for s, e in spans))]
         for layer in aset.layers:
             if layer.name == "FE":
