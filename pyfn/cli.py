@@ -147,7 +147,8 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
     )
     p.add_argument("--from", dest="from_", default="fnxml", choices=FROM_FORMATS, help="input format (default: fnxml)")
-    p.add_argument("--to", default="jsonl", choices=TO_FORMATS, help="output format (default: jsonl)")
+    p.add_argument("--to", nargs="+", default=["jsonl"], choices=TO_FORMATS,
+                   help="output format(s) (default: jsonl); several formats share one build of the splits")
     p.add_argument(
         "--source",
         help="FrameNet release directory or zip (--from fnxml; 'sample' for the bundled sample; default: "
@@ -241,12 +242,12 @@ def _convert(args: argparse.Namespace) -> int:
             removed = sum(n for split in manifest["ledger"].values() for n in split.values())
             print(
                 f"pyfn: FrameNet {manifest['release']['version']}: {counts}; {removed:,} removals and "
-                f"{lost:,} {args.to} format losses by reason in {args.target}/manifest.json [{manifest['signature']}]",
+                f"{lost:,} {'+'.join(args.to)} format losses by reason in {args.target}/manifest.json [{manifest['signature']}]",
                 file=sys.stderr,
             )
         else:
             skipped = sum(manifest["skipped"].values())
-            print(f"pyfn: {args.from_} -> {args.to}: {counts}; {skipped:,} bad items skipped, {lost:,} format "
+            print(f"pyfn: {args.from_} -> {'+'.join(args.to)}: {counts}; {skipped:,} bad items skipped, {lost:,} format "
                   f"losses by reason in {args.target}/manifest.json", file=sys.stderr)
     return 0
 

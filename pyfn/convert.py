@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -119,23 +119,33 @@ def read_frames(release: Release) -> dict[str, Frame]:
 
 
 def _write(
-    target: Path, to: str, split_sets: dict[str, list[AnnotationSet]], formats: FormatOptions
+    target: Path, tos: tuple[str, ...], split_sets: dict[str, list[AnnotationSet]], formats: FormatOptions
 ) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
+    """Write every split in every format; losses by split (reasons prefixed by format when several)."""
     outputs: dict[str, str] = {}
     losses: dict[str, dict[str, int]] = {}
     for name, sets in split_sets.items():
-        split_losses = Losses()
-        for path in WRITERS[to](target, name, sets, formats, split_losses):
-            outputs[path.name] = sha256_file(path)
-        losses[name] = split_losses.as_dict()
+        merged: dict[str, int] = {}
+        for to in tos:
+            split_losses = Losses()
+            for path in WRITERS[to](target, name, sets, formats, split_losses):
+                outputs[path.name] = sha256_file(path)
+            for reason, n in split_losses.as_dict().items():
+                merged[f"{to}:{reason}" if len(tos) > 1 else reason] = n
+        losses[name] = dict(sorted(merged.items()))
     return dict(sorted(outputs.items())), losses
 
 
-def check_pair(from_: str, to: str) -> None:
+def _formats(to: str | Sequence[str]) -> tuple[str, ...]:
+    return (to,) if isinstance(to, str) else tuple(dict.fromkeys(to))
+
+
+def check_pair(from_: str, to: str | Sequence[str]) -> None:
     """Refuse, with the reason, a conversion pyfn cannot do."""
-    if to not in WRITERS:
-        why = "pyfn does not write FrameNet XML" if to == "fnxml" else f"known: {', '.join(WRITERS)}"
-        raise UsageError(f"cannot convert to {to!r}: {why}")
+    for fmt in _formats(to):
+        if fmt not in WRITERS:
+            why = "pyfn does not write FrameNet XML" if fmt == "fnxml" else f"known: {', '.join(WRITERS)}"
+            raise UsageError(f"cannot convert to {fmt!r}: {why}")
     if from_ in NOT_SOURCES:
         raise UsageError(f"cannot convert from {from_}: {NOT_SOURCES[from_]}")
     if from_ != "fnxml" and from_ not in READERS:
@@ -147,7 +157,7 @@ def convert(
     target: str | Path,
     *,
     from_: str = "fnxml",
-    to: str = "jsonl",
+    to: str | Sequence[str] = "jsonl",
     options: BuildOptions = BuildOptions(),
     split: SplitSpec = SplitSpec(),
     formats: FormatOptions = FormatOptions(),
@@ -155,7 +165,7 @@ def convert(
     progress: Callable = lambda items, total: items,
 ) -> dict[str, Any]:
     """Convert ``source`` (a FrameNet release, or a directory of split files in
-    format ``from_``) to format ``to`` in ``target``.
+    format ``from_``) to format ``to`` (one name, or several) in ``target``.
 
     From FrameNet XML the splits are built as in SPLITS.md; from another
     format the split files found (or those of ``options.splits``) are read.
@@ -176,13 +186,14 @@ def convert(
 
 
 def _convert_release(
-    source: Path, target: Path, to: str, options: BuildOptions, spec: SplitSpec, formats: FormatOptions,
+    source: Path, target: Path, to: str | Sequence[str], options: BuildOptions, spec: SplitSpec, formats: FormatOptions,
     source_label: str | None, progress: Callable,
 ) -> dict[str, Any]:
     release = open_release(source)
     definition = make_definition(release, spec)
     result = build_splits(release, definition, options, progress)
-    if to == "jsonl":
+    tos = _formats(to)
+    if tos == ("jsonl",):
         outputs = {}
         for name, data in result.splits.items():
             path = target / f"{name}.jsonl"
@@ -190,18 +201,20 @@ def _convert_release(
             outputs[path.name] = sha256_file(path)
         losses: dict[str, dict[str, int]] = {name: {} for name in result.splits}
     else:
-        if to == "bios" and formats.frames is None:
+        if "bios" in tos and formats.frames is None:
             formats = replace(formats, frames=read_frames(release))
         split_sets = {name: [jsonl.loads(line) for line in data.lines] for name, data in result.splits.items()}
-        outputs, losses = _write(target, to, split_sets, formats)
-    manifest = build_manifest(release, source_label or str(source), to, result, spec, dict(sorted(outputs.items())))
+        outputs, losses = _write(target, tos, split_sets, formats)
+    manifest = build_manifest(
+        release, source_label or str(source), "+".join(tos), result, spec, dict(sorted(outputs.items()))
+    )
     manifest["format_options"] = formats.record()
     manifest["losses"] = losses
     return manifest
 
 
 def _convert_files(
-    source: Path, target: Path, from_: str, to: str, options: BuildOptions, formats: FormatOptions,
+    source: Path, target: Path, from_: str, to: str | Sequence[str], options: BuildOptions, formats: FormatOptions,
     source_label: str | None,
 ) -> dict[str, Any]:
     if not source.is_dir():
@@ -212,15 +225,16 @@ def _convert_files(
         raise PyfnError(f"{source}: no {from_} file for split {', '.join(options.splits)}")
     log = ProblemLog(strict=options.strict)
     split_sets = {name: read_split(source, from_, name, formats, log) for name in wanted}
-    if to == "semeval" and from_ in ("semafor", "bios"):
+    tos = _formats(to)
+    if "semeval" in tos and from_ in ("semafor", "bios"):
         formats = replace(formats, predictions=True)
     inputs = {p.name: sha256_file(p) for p in sorted(source.iterdir()) if p.is_file() and p.name != MANIFEST}
-    outputs, losses = _write(target, to, split_sets, formats)
+    outputs, losses = _write(target, tos, split_sets, formats)
     return {
         "pyfn_version": __version__,
         "command": "convert",
         "from": from_,
-        "to": to,
+        "to": "+".join(tos),
         "source": {"path": source_label or str(source), "kind": "dir", "files": inputs},
         "format_options": formats.record(),
         "splits": {

@@ -9,6 +9,7 @@ sentence (text, ids, PENN POS labels). Reading a file back gives the same
 from __future__ import annotations
 
 import json
+from sys import intern
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,14 +67,14 @@ def _label(item: Any) -> Label:
             raise ValueError(f"label {name!r}: offset or feID {value!r} is not an integer")
     if not isinstance(name, str) or (itype is not None and not isinstance(itype, str)):
         raise ValueError(f"label {name!r}: name and itype must be strings")
-    return Label(name, start, end, itype, fe_id)
+    return Label(intern(name), start, end, itype and intern(itype), fe_id)
 
 
 def _pos_tag(item: Any) -> tuple[str, int | None, int | None]:
     name, start, end = item
     if not isinstance(name, str) or any(v is not None and type(v) is not int for v in (start, end)):
         raise ValueError(f"POS label {item!r} is not [tag, start, end]")
-    return (name, start, end)
+    return (intern(name), start, end)
 
 
 def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
@@ -94,7 +95,8 @@ def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
         pos=tuple(_pos_tag(tag) for tag in s["pos"]),
     )
     layers = tuple(
-        Layer(layer["name"], layer["rank"], tuple(_label(lb) for lb in layer["labels"])) for layer in obj["layers"]
+        Layer(intern(layer["name"]), layer["rank"], tuple(_label(lb) for lb in layer["labels"]))
+        for layer in obj["layers"]
     )
     if not isinstance(obj["id"], int) or not isinstance(obj["frame"], str) or not isinstance(obj["lu"], str):
         raise ValueError("id must be an integer, lu and frame strings")
@@ -103,9 +105,9 @@ def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
         sentence=sentence,
         status=obj["status"],
         lu_id=obj["lu_id"],
-        lu_name=obj["lu"],
+        lu_name=intern(obj["lu"]),
         frame_id=obj["frame_id"],
-        frame_name=obj["frame"],
+        frame_name=intern(obj["frame"]),
         layers=layers,
         source=obj["source"],
     )
