@@ -29,15 +29,17 @@ def bare_iterparse(zip_path: Path, folders: tuple[str, ...]) -> tuple[float, int
     return time.perf_counter() - start, count
 
 
-def _tree_rss_kb(pid: int) -> int:
+def _tree_memory_kb(pid: int) -> int:
+    """Proportional set size (PSS) of a process and its children: pages shared by
+    forked workers are counted once, split between the processes sharing them."""
     total = 0
     stack = [pid]
     while stack:
         current = stack.pop()
         try:
-            with open(f"/proc/{current}/status") as handle:
+            with open(f"/proc/{current}/smaps_rollup") as handle:
                 for line in handle:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith("Pss:"):
                         total += int(line.split()[1])
             for task in os.listdir(f"/proc/{current}/task"):
                 with open(f"/proc/{current}/task/{task}/children") as handle:
@@ -48,7 +50,7 @@ def _tree_rss_kb(pid: int) -> int:
 
 
 def run_measured(cmd: list[str]) -> tuple[float, int]:
-    """Run ``cmd``; return wall seconds and the peak RSS (MB) of its whole process tree."""
+    """Run ``cmd``; return wall seconds and the peak memory (MB, PSS) of its whole process tree."""
     peak = 0
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -57,7 +59,7 @@ def run_measured(cmd: list[str]) -> tuple[float, int]:
     def poll() -> None:
         nonlocal peak
         while not done.is_set():
-            peak = max(peak, _tree_rss_kb(proc.pid))
+            peak = max(peak, _tree_memory_kb(proc.pid))
             time.sleep(0.05)
 
     thread = threading.Thread(target=poll)

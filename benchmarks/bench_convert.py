@@ -34,7 +34,7 @@ def main() -> None:
         print(
             f"run {i + 1}: bare iterparse {bare:.1f} s ({elements:,} elements, 1 process); "
             f"pyfn convert FT+EX {wall:.1f} s on {os.cpu_count()} cores; "
-            f"ratio {wall / bare:.2f} (target <= 1.5); peak RSS {rss} MB (target <= 1024)"
+            f"ratio {wall / bare:.2f} (target <= 1.5); peak memory {rss} MB (PSS of the process tree) (target <= 1024)"
         )
 
 

@@ -4,8 +4,8 @@
 One run of this script: (1) bare single-process iterparse of fulltext/ and lu/;
 (2) `pyfn convert --to jsonl semafor bios conllx conllu semeval --with-exemplars
 --exclude-frames 398`: the splits are built once (train with exemplars, dev,
-test) and written in every format. Reports the ratio of (2) to (1) and the peak RSS of (2)'s
-process tree. Targets: ratio <= 2.5, peak RSS <= 1 GB.
+test) and written in every format. Reports the ratio of (2) to (1) and the peak memory (PSS) of
+(2)'s process tree. Targets: ratio <= 2.5, peak RSS <= 1 GB.
 
 Usage: python benchmarks/bench_formats.py
 """
@@ -30,7 +30,7 @@ def main() -> None:
     print(
         f"bare iterparse {bare:.1f} s ({elements:,} elements, 1 process); pyfn build + write "
         f"{len(FORMATS)} formats (FT+EX, dev, test) {wall:.1f} s; ratio {wall / bare:.2f} (target <= 2.5); "
-        f"peak RSS {rss} MB (target <= 1024)"
+        f"peak memory {rss} MB (PSS of the process tree) (target <= 1024)"
     )
 
 

@@ -203,7 +203,10 @@ def _convert_release(
     else:
         if "bios" in tos and formats.frames is None:
             formats = replace(formats, frames=read_frames(release))
-        split_sets = {name: [jsonl.loads(line) for line in data.lines] for name, data in result.splits.items()}
+        split_sets = {}
+        for name, data in result.splits.items():
+            split_sets[name] = [jsonl.loads(line) for line in data.lines]
+            data.release_lines()  # the sets now hold the data: keep one copy in memory
         outputs, losses = _write(target, tos, split_sets, formats)
     manifest = build_manifest(
         release, source_label or str(source), "+".join(tos), result, spec, dict(sorted(outputs.items()))

@@ -166,6 +166,9 @@ def _fe_tags(
     return tags, partial
 
 
+_NO_TARGET = "_\t_\t"
+
+
 def _block(
     aset: AnnotationSet,
     toks: Sequence[Token],
@@ -176,19 +179,15 @@ def _block(
     columns: int,
 ) -> str:
     """The lines of one block, each ending in a newline; column 15 from ``inventory`` (``_`` when None)."""
+    middle = f"\t_\t_\t_\t_\t{number}\t_\t_\t_\t_\t_\t"
+    target_cols = f"{aset.lu_name}\t{aset.frame_name}\t"
     lines = []
     for tok, (tag, fe) in zip(toks, tags):
-        is_target = tok.index in target
-        fields = [
-            str(tok.index + 1), tok.text, EMPTY, EMPTY, EMPTY, EMPTY, str(number),
-            EMPTY, EMPTY, EMPTY, EMPTY, EMPTY,
-            aset.lu_name if is_target else EMPTY,
-            aset.frame_name if is_target else EMPTY,
-            tag,
-        ]
+        lu_frame = target_cols if tok.index in target else _NO_TARGET
+        line = f"{tok.index + 1}\t{tok.text}{middle}{lu_frame}{tag}"
         if columns == 16:
-            fields.append(inventory.core_type(aset, fe) if inventory is not None else EMPTY)
-        lines.append("\t".join(fields) + "\n")
+            line += "\t" + (inventory.core_type(aset, fe) if inventory is not None else EMPTY)
+        lines.append(line + "\n")
     return "".join(lines)
 
 

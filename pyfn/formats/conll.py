@@ -81,6 +81,8 @@ def _field(value: object) -> str:
 
 def _row(index: int, form: str, ann: TokenAnnotation, n_tokens: int, dialect: str, where: str) -> str:
     """One token line: 10 TAB-separated columns, ``_`` for empty ones."""
+    if ann is EMPTY:
+        return f"{index}\t{form}\t_\t_\t_\t_\t_\t_\t_\t_"
     where = f"{where}, token {index}"
     for column in ("lemma", "upos", "xpos", "deprel"):
         _check_value(getattr(ann, column), column, where)

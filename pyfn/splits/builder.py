@@ -87,11 +87,15 @@ class SplitData:
     name: str
     lines: list[str]
     sentences: int
+    annotation_sets: int = -1
 
-    @property
-    def annotation_sets(self) -> int:
-        """How many annotation sets the split holds."""
-        return len(self.lines)
+    def __post_init__(self) -> None:
+        if self.annotation_sets < 0:
+            self.annotation_sets = len(self.lines)
+
+    def release_lines(self) -> None:
+        """Drop the JSON lines once they have been turned into objects (the counts stay)."""
+        self.lines = []
 
 
 @dataclass
