@@ -252,6 +252,169 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_lexicon_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--framenet", help="FrameNet release (dir or zip) whose frame/ and frRelation.xml give FE coreness "
+                   "and the relations of partial credit")
+    p.add_argument("--frames", help="frames.xml as the Perl scorer reads it (with --relations)")
+    p.add_argument("--relations", help="frRelations.xml as the Perl scorer reads it (with --frames)")
+
+
+def _scorer_lexicon(args: argparse.Namespace):
+    """The scorer lexicon and how the signature names it."""
+    from pyfn.framenet import open_release  # noqa: PLC0415
+    from pyfn.scoring.relations import ScorerLexicon  # noqa: PLC0415
+    from pyfn.scoring.signature import file_tag  # noqa: PLC0415
+
+    if args.framenet and not (args.frames or args.relations):
+        release = open_release(args.framenet)
+        return ScorerLexicon.from_release(release), f"fn{release.version}"
+    if args.frames and args.relations and not args.framenet:
+        return ScorerLexicon.from_files(Path(args.frames), Path(args.relations)), f"file:{file_tag(Path(args.relations))}"
+    raise UsageError("give either --framenet SRC, or both --frames FRAMES.xml and --relations FRRELATIONS.xml")
+
+
+def _add_score(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "score",
+        help="score parser output against gold SemEval XML (SemEval-2007 scorer, frame-id accuracy)",
+        description=(
+            "Score PRED against GOLD (SemEval-2007 XML). --mode semeval: frames and FEs jointly, as "
+            "fnSemScore_modified.pl -l -n (--exact = its -e: no partial credit through frame relations); "
+            "frames: targets and frames only (-t); argsonly: argument identification given gold frames "
+            "(pyfn's score.argsonly.pl -a); frameid: frame-identification accuracy, total / ambiguous / "
+            "no-lex, against the train-only lexicon (--lu-frames). Faithful to the Perl script by default "
+            "(deterministic where it is not); --corrected fixes its same-span overwrite and pairs labels optimally."
+        ),
+        epilog=EPILOG,
+    )
+    p.add_argument("--gold", required=True, help="gold SemEval XML")
+    p.add_argument("--pred", required=True, help="predicted SemEval XML")
+    p.add_argument("--mode", default="semeval", choices=["semeval", "frames", "argsonly", "frameid"])
+    p.add_argument("--exact", action="store_true", help="no partial credit (the script's -e)")
+    p.add_argument("--corrected", action="store_true", help="documented fixes instead of the original's behaviour")
+    _add_lexicon_options(p)
+    p.add_argument("--lu-frames", help="lu_frames.tsv of `pyfn generate` (train-only lexicon), for --mode frameid")
+    p.add_argument("--per-sentence", action="store_true", help="also print points per sentence")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--strict", action="store_true", help="stop at the first bad set instead of skipping and counting")
+    p.set_defaults(func=_score)
+
+
+def _score(args: argparse.Namespace) -> int:
+    import json  # noqa: PLC0415
+
+    from pyfn.scoring.semeval import score  # noqa: PLC0415
+    from pyfn.scoring.signature import score_signature  # noqa: PLC0415
+
+    if args.mode == "frameid":
+        return _score_frameid(args)
+    lexicon, rel = _scorer_lexicon(args)
+    result = score(Path(args.gold), Path(args.pred), lexicon=lexicon, mode=args.mode, exact=args.exact,
+                   corrected=args.corrected, strict=args.strict)
+    signature = score_signature(result.variant, Path(args.gold), rel)
+    if args.json:
+        out = {
+            "precision": result.precision, "recall": result.recall, "f1": result.f1,
+            "matched": result.matched, "gold": result.gold, "predicted": result.predicted,
+            "signature": signature, "skipped": result.skip_counts(), "problems": result.problem_counts(),
+        }
+        if args.per_sentence:
+            out["per_sentence"] = [vars(s) for s in result.per_sentence]
+        print(json.dumps(out, indent=2))
+        return 0
+    if args.per_sentence:
+        for s in result.per_sentence:
+            print(f"sentence {s.index}\tmatched {s.matched:g}\tgold {s.gold:g}\tpredicted {s.predicted:g}")
+    print(f"P {result.precision:.5f}  R {result.recall:.5f}  F1 {result.f1:.5f}  "
+          f"(matched {result.matched:g} / gold {result.gold:g} / predicted {result.predicted:g})  {signature}")
+    for reason, n in {**result.skip_counts(), **result.problem_counts()}.items():
+        print(f"pyfn: warning: {n} {reason}", file=sys.stderr)
+    return 0
+
+
+def _score_frameid(args: argparse.Namespace) -> int:
+    import json  # noqa: PLC0415
+
+    from pyfn.errors import ProblemLog  # noqa: PLC0415
+    from pyfn.formats import semeval  # noqa: PLC0415
+    from pyfn.scoring.frameid import frame_id_accuracy, read_lu_frames  # noqa: PLC0415
+    from pyfn.scoring.signature import file_tag  # noqa: PLC0415
+
+    if not args.lu_frames:
+        raise UsageError("--mode frameid needs --lu-frames lu_frames.tsv (from `pyfn generate`)")
+    log = ProblemLog(strict=args.strict)
+    gold = list(semeval.read(Path(args.gold), log=log))
+    pred = list(semeval.read(Path(args.pred), log=log))
+    result = frame_id_accuracy(gold, pred, read_lu_frames(Path(args.lu_frames)), log=log, where=args.pred)
+    signature = (f"frameid|gold:{file_tag(Path(args.gold))}|lex:{file_tag(Path(args.lu_frames))}|"
+                 f"v:{__version__}")
+    rows = {"total": result.total, "ambiguous": result.ambiguous, "no_lex": result.no_lex}
+    if args.json:
+        print(json.dumps({
+            name: {"accuracy": acc.accuracy, "correct": acc.correct, "n": acc.n, "wilson_low": acc.low,
+                   "wilson_high": acc.high} for name, acc in rows.items()
+        } | {"signature": signature, "problems": log.counts()}, indent=2))
+        return 0
+    for name, acc in rows.items():
+        print(f"{name:9} {acc.accuracy:.4f}  ({acc.correct}/{acc.n}; 95% Wilson {acc.low:.4f}-{acc.high:.4f})")
+    print(signature)
+    return 0
+
+
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="compare systems on one gold file: differences, intervals, corrected p-values",
+        description=(
+            "Score every PRED against GOLD and test every pair (delta = later - earlier system): paired "
+            "bootstrap with its interval and approximate randomization on F1 at sentence level, or McNemar "
+            "mid-p on frame-identification decisions (--mode frameid); Bonferroni and Holm corrections over pairs."
+        ),
+        epilog=EPILOG,
+    )
+    p.add_argument("--gold", required=True, help="gold SemEval XML")
+    p.add_argument("preds", nargs="+", metavar="PRED", help="predicted SemEval XML files (two or more)")
+    p.add_argument("--mode", default="semeval", choices=["semeval", "frames", "argsonly", "frameid"])
+    p.add_argument("--exact", action="store_true")
+    p.add_argument("--corrected", action="store_true")
+    _add_lexicon_options(p)
+    p.add_argument("--lu-frames", help="lu_frames.tsv, for --mode frameid")
+    p.add_argument("--samples", type=int, default=1000, help="bootstrap / randomization samples (default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_compare)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from pyfn.scoring.compare import compare_f1, compare_frame_id  # noqa: PLC0415
+    from pyfn.scoring.frameid import read_lu_frames  # noqa: PLC0415
+
+    if len(args.preds) < 2:
+        raise UsageError("compare needs at least two prediction files")
+    if args.mode == "frameid":
+        if not args.lu_frames:
+            raise UsageError("--mode frameid needs --lu-frames lu_frames.tsv")
+        results, pairs = compare_frame_id(Path(args.gold), [Path(p) for p in args.preds],
+                                          lu_frames=read_lu_frames(Path(args.lu_frames)))
+        for pred, res in zip(args.preds, results):
+            print(f"{pred}: accuracy {res.total.accuracy:.4f} (95% Wilson {res.total.low:.4f}-{res.total.high:.4f})")
+    else:
+        lexicon, _ = _scorer_lexicon(args)
+        scores, intervals, pairs = compare_f1(
+            Path(args.gold), [Path(p) for p in args.preds], lexicon=lexicon, mode=args.mode, exact=args.exact,
+            corrected=args.corrected, n_samples=args.samples, seed=args.seed,
+        )
+        for result, interval in zip(scores, intervals):
+            print(f"{interval['system']}: F1 {result.f1:.5f} (95% bootstrap {interval['low']:.5f}-"
+                  f"{interval['high']:.5f}) [{result.variant}]")
+    for pair in pairs:
+        ci = f" 95% CI [{pair.ci_low:+.5f}, {pair.ci_high:+.5f}]" if pair.ci_low is not None else ""
+        ar = f"; bootstrap p (B better) {pair.p_bootstrap:.4f}" if pair.p_bootstrap is not None else ""
+        print(f"{pair.b} - {pair.a}: {pair.delta:+.5f}{ci}; {pair.test} p {pair.p_value:.4f}{ar}; "
+              f"Bonferroni {pair.p_bonferroni:.4f}; Holm {pair.p_holm:.4f}")
+    print(f"samples {args.samples}, seed {args.seed}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``pyfn`` argument parser with one sub-command per verb."""
     parser = argparse.ArgumentParser(
@@ -266,6 +429,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     _add_convert(sub)
     _add_generate(sub)
+    _add_score(sub)
+    _add_compare(sub)
     return parser
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -11,7 +12,7 @@ from pyfn import __version__
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import LOCK_NAME, locked_directory, sha256_file, write_lines
 from pyfn.formats import jsonl
-from pyfn.formats.base import Losses
+from pyfn.formats.base import Losses, SplitView
 from pyfn.formats.registry import NOT_SOURCES, READERS, WRITERS, FormatOptions, read_split, splits_in
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
@@ -119,16 +120,24 @@ def read_frames(release: Release) -> dict[str, Frame]:
 
 
 def _write(
-    target: Path, tos: tuple[str, ...], split_sets: dict[str, list[AnnotationSet]], formats: FormatOptions
+    target: Path, tos: tuple[str, ...], split_sets: dict[str, list[AnnotationSet]], formats: FormatOptions,
+    written: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
-    """Write every split in every format; losses by split (reasons prefixed by format when several)."""
+    """Write every split in every format but those already ``written`` (which lose nothing);
+    losses by split (reasons prefixed by format when several).
+
+    The sets of a split are ordered and numbered once (a :class:`SplitView`) for all writers.
+    """
     outputs: dict[str, str] = {}
     losses: dict[str, dict[str, int]] = {}
     for name, sets in split_sets.items():
+        view = SplitView.of(sets)
         merged: dict[str, int] = {}
         for to in tos:
+            if to in written:
+                continue
             split_losses = Losses()
-            for path in WRITERS[to](target, name, sets, formats, split_losses):
+            for path in WRITERS[to](target, name, view, formats, split_losses):
                 outputs[path.name] = sha256_file(path)
             for reason, n in split_losses.as_dict().items():
                 merged[f"{to}:{reason}" if len(tos) > 1 else reason] = n
@@ -204,10 +213,28 @@ def _convert_release(
         if "bios" in tos and formats.frames is None:
             formats = replace(formats, frames=read_frames(release))
         split_sets = {}
-        for name, data in result.splits.items():
-            split_sets[name] = [jsonl.loads(line) for line in data.lines]
-            data.release_lines()  # the sets now hold the data: keep one copy in memory
-        outputs, losses = _write(target, tos, split_sets, formats)
+        jsonl_outputs = {}
+        # The sets and what the writers make hold no reference cycles; the cyclic collector
+        # would only scan the millions of live objects again and again (half the time of loads).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for name, data in result.splits.items():
+                lines = data.lines
+                if "jsonl" in tos:  # the built lines are the JSONL file
+                    path = target / f"{name}.jsonl"
+                    write_lines(path, lines)
+                    jsonl_outputs[path.name] = sha256_file(path)
+                data.release_lines()
+                lines.reverse()
+                sets = split_sets[name] = []
+                while lines:  # each line is freed once it is a set: one copy of the data in memory
+                    sets.append(jsonl.loads(lines.pop()))
+            outputs, losses = _write(target, tos, split_sets, formats, frozenset({"jsonl"}))
+        finally:
+            if collecting:
+                gc.enable()
+        outputs = dict(sorted({**outputs, **jsonl_outputs}.items()))
     manifest = build_manifest(
         release, source_label or str(source), "+".join(tos), result, spec, dict(sorted(outputs.items()))
     )

@@ -6,7 +6,6 @@ truth; tokens are a derived view (:func:`tokens`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -17,7 +16,6 @@ PosTag = tuple[str, "int | None", "int | None"]
 """A part-of-speech label ``(tag, start, end)`` of a sentence's POS layer."""
 
 NULL_INSTANTIATION_TYPES = frozenset({"CNI", "DNI", "INI", "INC", "APos"})
-_NON_SPACE = re.compile(r"\S+")
 FRAME_LAYERS = ("Target", "FE", "PT", "GF")
 """Layers of an annotation set kept by the readers (others carry no frame data)."""
 
@@ -121,15 +119,25 @@ class Token(NamedTuple):
     end: int
 
 
+_new_tuple = tuple.__new__
+"""Builds a :class:`Token` without the keyword handling of its constructor."""
+
+
 @lru_cache(maxsize=4096)
 def tokens(text: str) -> tuple[Token, ...]:
     """Tokenize like FrameNet: maximal runs of non-whitespace (``str.isspace``).
 
     Cached: the sets of a sentence are adjacent in every output order.
     """
-    return tuple(
-        Token(i, m.group(), m.start(), m.end() - 1) for i, m in enumerate(_NON_SPACE.finditer(text))
-    )
+    out = []
+    pos = 0
+    find = text.find
+    for i, word in enumerate(text.split()):  # str.split splits at str.isspace characters
+        pos = find(word, pos)  # only whitespace lies between ``pos`` and the word
+        end = pos + len(word)
+        out.append(_new_tuple(Token, (i, word, pos, end - 1)))
+        pos = end
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,9 +8,11 @@ pyfn 1.3's ``start#end[#...]#LU#frame`` key (plain string order), then id.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from pyfn.model import AnnotationSet, Token, tokens
 from pyfn.splits.hashing import order_key
@@ -22,7 +24,12 @@ def sentence_string(text: str) -> str:
 
 
 def ordered(sets: Iterable[AnnotationSet]) -> list[AnnotationSet]:
-    """Sets in output order: sentence string, then pyfn 1.3's order key, then id."""
+    """Sets in output order: sentence string, then pyfn 1.3's order key, then id.
+
+    A :class:`SplitView` is already in that order (no sort).
+    """
+    if isinstance(sets, SplitView):
+        return list(sets.sets)
     return sorted(sets, key=lambda s: (sentence_string(s.sentence.text), order_key(s), s.id))
 
 
@@ -36,7 +43,9 @@ class SentenceTable:
 
     @classmethod
     def of(cls, sets: Iterable[AnnotationSet]) -> SentenceTable:
-        """The table of the sentences of ``sets``."""
+        """The table of the sentences of ``sets`` (a :class:`SplitView` has it already)."""
+        if isinstance(sets, SplitView):
+            return sets.table
         ids: dict[str, set[int]] = {}
         for aset in sets:
             ids.setdefault(sentence_string(aset.sentence.text), set()).add(aset.sentence.id)
@@ -48,16 +57,55 @@ class SentenceTable:
         return self.numbers[sentence_string(aset.sentence.text)]
 
 
+@dataclass(frozen=True, eq=False)
+class SplitView(Sequence[AnnotationSet]):
+    """The sets of one split in output order, with their sentence table and
+    the sentence number of each set, computed once and shared by every writer.
+
+    A sequence of the ordered sets: pass it wherever sets are expected;
+    :func:`ordered` and :meth:`SentenceTable.of` return what it holds.
+    """
+
+    sets: tuple[AnnotationSet, ...]
+    table: SentenceTable
+    numbers: tuple[int, ...]
+    """``numbers[i]`` is the sentence number of ``sets[i]``."""
+
+    @classmethod
+    def of(cls, sets: Iterable[AnnotationSet]) -> SplitView:
+        """The view of ``sets`` (``sets`` itself when it is one)."""
+        if isinstance(sets, SplitView):
+            return sets
+        in_order = tuple(ordered(sets))
+        table = SentenceTable.of(in_order)
+        numbers = table.numbers
+        return cls(in_order, table, tuple(numbers[sentence_string(s.sentence.text)] for s in in_order))
+
+    def __len__(self) -> int:
+        return len(self.sets)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self.sets[index]
+
+    def __iter__(self) -> Iterator[AnnotationSet]:
+        return iter(self.sets)
+
+
+_START = attrgetter("start")
+_END = attrgetter("end")
+
+
 def token_span(toks: Sequence[Token], start: int, end: int) -> tuple[int, int, bool]:
     """Indices of the first and last token touched by ``start..end`` (inclusive).
 
     The boolean is False when the span does not fall on token boundaries
     (a partial-token label, rounded to whole tokens: a format loss).
     """
-    first = next((t.index for t in toks if t.end >= start), None)
-    last = next((t.index for t in reversed(toks) if t.start <= end), None)
-    if first is None or last is None or first > last:
+    after = bisect_left(toks, start, key=_END)  # the first token ending at or after ``start``
+    before = bisect_right(toks, end, key=_START)  # one past the last token starting at or before ``end``
+    if after == len(toks) or before == 0 or toks[after].index > toks[before - 1].index:
         raise ValueError(f"span {start}-{end} covers no token")
+    first, last = toks[after].index, toks[before - 1].index
     exact = toks[first].start == start and toks[last].end == end
     return first, last, exact
 

@@ -21,15 +21,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import write_lines
 from pyfn.formats.base import (
     Losses,
-    SentenceTable,
+    SplitView,
     index_runs,
-    ordered,
     sentence_string,
     token_span,
 )
@@ -68,6 +68,8 @@ def _check_options(scheme: str, fe_ranks: str, columns: int, consumer: str | Non
 
 def _check_field(value: str, what: str, aset: AnnotationSet) -> str:
     """``value`` if it can be one BIOS field; a :class:`PyfnError` naming it otherwise."""
+    if FORBIDDEN.isdisjoint(value) and value != "" and value != EMPTY:
+        return value
     bad = sorted(FORBIDDEN.intersection(value))
     if bad:
         raise PyfnError(
@@ -180,15 +182,44 @@ def _block(
 ) -> str:
     """The lines of one block, each ending in a newline; column 15 from ``inventory`` (``_`` when None)."""
     middle = f"\t_\t_\t_\t_\t{number}\t_\t_\t_\t_\t_\t"
-    target_cols = f"{aset.lu_name}\t{aset.frame_name}\t"
-    lines = []
-    for tok, (tag, fe) in zip(toks, tags):
-        lu_frame = target_cols if tok.index in target else _NO_TARGET
-        line = f"{tok.index + 1}\t{tok.text}{middle}{lu_frame}{tag}"
-        if columns == 16:
-            line += "\t" + (inventory.core_type(aset, fe) if inventory is not None else EMPTY)
-        lines.append(line + "\n")
-    return "".join(lines)
+    on_target = f"{middle}{aset.lu_name}\t{aset.frame_name}\t"
+    off_target = middle + _NO_TARGET
+    ends: dict[str | None, str] = {}  # what follows the tag of a token tagged with an FE (None: outside)
+    for _tag, fe in tags:
+        if fe not in ends:
+            if columns == 15:
+                ends[fe] = "\n"
+            else:
+                ends[fe] = f"\t{inventory.core_type(aset, fe) if inventory is not None else EMPTY}\n"
+    return "".join([
+        f"{tok.index + 1}\t{tok.text}{on_target if tok.index in target else off_target}{tag}{ends[fe]}"
+        for tok, (tag, fe) in zip(toks, tags)
+    ])
+
+
+def _blocks(
+    view: SplitView, split: str, fe_ranks: str, scheme: str, inventory: _Inventory, columns: int,
+    semeval: list[str], found: Losses,
+) -> Iterator[str]:
+    """The blocks of the sets kept, in order; for dev/test, every set's all-``O`` block goes to ``semeval``."""
+    previous, toks = -1, ()
+    for aset, number in zip(view.sets, view.numbers):
+        _check_names(aset)
+        if number != previous:  # the sets of a sentence are adjacent
+            previous, toks = number, tokens(view.table.strings[number])
+        target = _target_tokens(aset, toks, found)
+        if split in EVAL_SPLITS:
+            semeval.append(_block(aset, toks, number, target, [(OUTSIDE, None)] * len(toks), None, columns))
+        labels = _fe_labels(aset, fe_ranks)
+        reason = inventory.drop_reason(aset, labels, split)
+        tagged = _fe_tags(aset, toks, labels, scheme) if reason is None else None
+        if tagged is None:
+            found.add(reason or "overlapping_fes")
+            continue
+        tags, partial = tagged
+        if partial:
+            found.add("partial_token_fe", partial)
+        yield _block(aset, toks, number, target, tags, inventory, columns)
 
 
 def write(
@@ -216,33 +247,14 @@ def write(
     """
     _check_options(scheme, fe_ranks, columns, consumer)
     directory = Path(directory)
-    in_order = ordered(sets)
-    table = SentenceTable.of(in_order)
-    inventory = _Inventory(frames)
     found = Losses()  # merged into ``losses`` only once every block could be made
-    blocks: list[str] = []
     semeval: list[str] = []
-    for aset in in_order:
-        _check_names(aset)
-        toks = _tokens(aset.sentence.text)
-        number = table.number(aset)
-        target = _target_tokens(aset, toks, found)
-        if split in EVAL_SPLITS:
-            semeval.append(_block(aset, toks, number, target, [(OUTSIDE, None)] * len(toks), None, columns))
-        labels = _fe_labels(aset, fe_ranks)
-        reason = inventory.drop_reason(aset, labels, split)
-        tagged = _fe_tags(aset, toks, labels, scheme) if reason is None else None
-        if tagged is None:
-            found.add(reason or "overlapping_fes")
-            continue
-        tags, partial = tagged
-        if partial:
-            found.add("partial_token_fe", partial)
-        blocks.append(_block(aset, toks, number, target, tags, inventory, columns))
+    blocks = _blocks(SplitView.of(sets), split, fe_ranks, scheme, _Inventory(frames), columns, semeval, found)
+    first = next(blocks, None)
     written: list[Path] = []
-    if blocks:
+    if first is not None:  # blocks are written as they are made: an error removes the unfinished file
         written.append(directory / f"{split}.bios")
-        write_lines(written[-1], blocks)
+        write_lines(written[-1], chain((first,), blocks))
     else:
         found.add("empty_split")
     if semeval:

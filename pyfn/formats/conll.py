@@ -79,10 +79,14 @@ def _field(value: object) -> str:
     return "_" if value is None else str(value)
 
 
+_EMPTY_COLUMNS = "\t_" * 8
+"""Columns 3-10 of a token without annotation."""
+
+
 def _row(index: int, form: str, ann: TokenAnnotation, n_tokens: int, dialect: str, where: str) -> str:
     """One token line: 10 TAB-separated columns, ``_`` for empty ones."""
     if ann is EMPTY:
-        return f"{index}\t{form}\t_\t_\t_\t_\t_\t_\t_\t_"
+        return f"{index}\t{form}{_EMPTY_COLUMNS}"
     where = f"{where}, token {index}"
     for column in ("lemma", "upos", "xpos", "deprel"):
         _check_value(getattr(ann, column), column, where)
@@ -114,19 +118,24 @@ def _write(path: Path, sets: Sequence[AnnotationSet], columns: Mapping[int, Sequ
     if unknown:
         raise PyfnError(f"{path}: token annotations for sentence {unknown[0]}, which the sets do not have "
                         f"({len(table.strings)} sentences)")
-    lines: list[str] = []
+    blocks: list[str] = []  # one string per block, its lines joined, the empty line that ends it included
     for number, text in enumerate(table.strings):
         where = f"{path}: sentence {number}"
         forms = text.split()
         if len(text.splitlines()) > 1 or not forms:
             raise PyfnError(f"{where}: a sentence with a line break or no token cannot be written: {text!r}")
-        anns = _annotations(number, len(forms), columns, where)
+        lines: list[str] = []
         if dialect == "conllu":
             ids = ",".join(str(i) for i in table.fn_ids[text])
             lines += [f"# sent_id = {number}", f"# text = {text}", f"# fn_sentence_ids = {ids}"]
-        lines += [_row(i, form, ann, len(forms), dialect, where) for i, (form, ann) in enumerate(zip(forms, anns), 1)]
+        if number in columns:
+            anns = _annotations(number, len(forms), columns, where)
+            lines += [_row(i, form, ann, len(forms), dialect, where) for i, (form, ann) in enumerate(zip(forms, anns), 1)]
+        else:  # no annotation: every token gets the row of EMPTY
+            lines += [f"{i}\t{form}{_EMPTY_COLUMNS}" for i, form in enumerate(forms, 1)]
         lines.append("")
-    write_lines(path, lines)
+        blocks.append("\n".join(lines))
+    write_lines(path, blocks)
 
 
 def as_read(ann: TokenAnnotation, dialect: str) -> TokenAnnotation:

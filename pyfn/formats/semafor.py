@@ -27,8 +27,8 @@ from pyfn.fileio import write_lines
 from pyfn.formats.base import (
     Losses,
     SentenceTable,
+    SplitView,
     index_runs,
-    ordered,
     sentence_string,
     token_span,
 )
@@ -88,9 +88,9 @@ def write_sentences(
     directory: Path, split: str, sets: Sequence[AnnotationSet], *, losses: Losses, normalize_space: bool | None = None
 ) -> Path:
     """Write ``{split}.sentences`` alone (for BIOS and CoNLL output); return its path."""
-    in_order = ordered(sets)
+    view = SplitView.of(sets)
     path = Path(directory) / f"{split}.sentences"
-    write_lines(path, _sentence_lines(SentenceTable.of(in_order), in_order, normalize_space, losses))
+    write_lines(path, _sentence_lines(view.table, view.sets, normalize_space, losses))
     return path
 
 
@@ -159,17 +159,16 @@ def write(
     """
     if frames_only is None:
         frames_only = split != "train"
-    in_order = ordered(sets)
-    table = SentenceTable.of(in_order)
+    view = SplitView.of(sets)
+    table = view.table
     found = Losses()  # merged into ``losses`` only when every line could be written
-    sentence_lines = _sentence_lines(table, in_order, normalize_space, found)
-    token_cache: dict[int, tuple[Token, ...]] = {}
+    sentence_lines = _sentence_lines(table, view.sets, normalize_space, found)
     lines = []
-    for aset in in_order:
-        number = table.number(aset)
-        if number not in token_cache:
-            token_cache[number] = tokens(table.strings[number])
-        lines.append(frame_line(aset, number, with_fes=not frames_only, losses=found, toks=token_cache[number]))
+    previous, toks = -1, ()
+    for aset, number in zip(view.sets, view.numbers):
+        if number != previous:  # the sets of a sentence are adjacent
+            previous, toks = number, tokens(table.strings[number])
+        lines.append(frame_line(aset, number, with_fes=not frames_only, losses=found, toks=toks))
     directory = Path(directory)
     sentences_path = directory / f"{split}.sentences"
     frames_path = directory / (f"{split}.frames" if frames_only else f"{split}.frame.elements")

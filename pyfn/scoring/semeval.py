@@ -1,0 +1,522 @@
+"""The SemEval-2007 task 19 frame-structure scorer (``fnSemScore_modified.pl -l -n``) in Python.
+
+Modes (points: frame / core FE / non-core FE):
+
+- ``semeval``: 1 / 1 / 0.5, as ``fnSemScore_modified.pl -l -n``;
+- ``frames``: 1 / 0 / 0, as its ``-t`` (targets and frames only);
+- ``argsonly``: 0 / 1 / 0.5, as pyfn 1.3's ``score.argsonly.pl -a``, which also
+  scores sentences whose gold holds no points (the others skip them, so that
+  predictions on such sentences cost nothing).
+
+``exact=True`` is the script's ``-e``. Otherwise a predicted frame related to the
+gold frame at distance d (:mod:`pyfn.scoring.relations`) earns ``0.8**d`` of its
+points, and a predicted FE related to the gold FE at the *same* distance earns
+``0.8**d * min(1, fe_paths / frame_paths)`` of its points (at another distance,
+nothing). Points are summed over the file; P = matched/predicted, R =
+matched/gold, F1 their harmonic mean (0 when undefined), as the script prints.
+
+How the script sees a sentence (faithful, the default). Only rank-1 Target and
+FE layers count; null instantiations do not. A frame is keyed by its target
+span alone, so when two sets of a sentence share a target span the *later one
+replaces the earlier frame*, while the FEs of both stay in the sentence's point
+total: the earlier set's FEs can never be matched. That is why gold scored
+against itself gives less than 1 (FN 1.5 test: 10061.5/10066.0 = 0.99955). FEs
+are keyed by (target span, frame), a later set with the same target and frame
+replacing the earlier one. FE labels of one name in a layer are one FE with a
+discontinuous span; every ``Path`` piece is an FE of its own. Sentences are
+aligned by ordinal position in the two files; a gold sentence is skipped when
+the prediction has no sentence there (or an empty one), when its gold is worth
+no points (not in ``argsonly``), or when the two texts differ. Where the
+script pairs several gold and predicted labels of one span in Perl's
+randomised hash order (partial credit only), this module takes gold labels in
+sorted order, each taking the exact predicted label if still free, otherwise
+the closest related free one (first in sorted order among equals): that is one
+of the orders Perl may draw, so the numbers are the script's whenever the
+script's own numbers do not depend on the draw.
+
+``corrected=True``: frames are keyed by (target span, frame), so sets sharing
+a target are all scored (gold against itself gives 1.0); a set repeating the
+target and frame of an earlier set of its sentence is skipped and reported;
+gold and predicted frames of one target, and gold and predicted FE labels of
+one span, are paired to maximise the total credit (an optimal assignment)
+instead of greedily. Everything else is as in the faithful mode.
+
+Inputs are SemEval XML files (read with :func:`pyfn.formats.semeval.read`;
+sentence *i* is the *i*-th ``sentence`` element of the file) or annotation sets
+in memory (sentences in :class:`~pyfn.formats.base.SentenceTable` order, sets in
+:func:`~pyfn.formats.base.ordered` order, as :func:`pyfn.formats.semeval.write`
+would write them; predicted sets are aligned to gold sentences by sentence
+string). Malformed or unplaceable sets are skipped and reported in
+:attr:`Score.problems`, skipped sentences in :attr:`Score.skipped`.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml import etree
+
+from pyfn.errors import Problem, ProblemLog, PyfnError, UsageError
+from pyfn.formats import semeval as semeval_xml
+from pyfn.formats.base import SentenceTable, ordered, sentence_string
+from pyfn.model import AnnotationSet, Sentence
+from pyfn.scoring.relations import FE, ScorerLexicon
+
+MODES = ("semeval", "frames", "argsonly")
+LINK_WEIGHT = 0.8
+"""Share of the points kept per relation crossed."""
+_POINTS = {"semeval": (1.0, 1.0, 0.5), "frames": (1.0, 0.0, 0.0), "argsonly": (0.0, 1.0, 0.5)}
+_ID = re.compile(r"0|[1-9][0-9]*")
+
+Pieces = tuple[tuple[int, int], ...]
+"""A span as the script keys it: its pieces, sorted."""
+
+
+@dataclass(frozen=True)
+class SentenceScore:
+    """Points of one scored sentence; ``index`` is its position in the gold file."""
+
+    index: int
+    matched: float
+    gold: float
+    predicted: float
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A gold sentence (or a predicted one beyond the gold file) left out of the score."""
+
+    index: int
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class Score:
+    """Micro-averaged points over the file, per sentence, and what was left out."""
+
+    matched: float
+    gold: float
+    predicted: float
+    mode: str
+    exact: bool
+    corrected: bool
+    per_sentence: tuple[SentenceScore, ...] = ()
+    skipped: tuple[Skip, ...] = ()
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def precision(self) -> float:
+        """matched / predicted (0 when nothing was predicted)."""
+        return self.matched / self.predicted if self.predicted > 0 else 0.0
+
+    @property
+    def recall(self) -> float:
+        """matched / gold (0 when gold is worth nothing)."""
+        return self.matched / self.gold if self.gold > 0 else 0.0
+
+    @property
+    def f1(self) -> float:
+        """Harmonic mean of precision and recall (0 when both are 0)."""
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r > 0 else 0.0
+
+    @property
+    def variant(self) -> str:
+        """``mode|exact-or-partial|faithful-or-corrected``, for score signatures."""
+        return "|".join((self.mode, "exact" if self.exact else "partial", "corrected" if self.corrected else "faithful"))
+
+    def problem_counts(self) -> dict[str, int]:
+        """Problems by reason (``gold:…`` / ``pred:…``), sorted."""
+        return ProblemLog(problems=list(self.problems)).counts()
+
+    def skip_counts(self) -> dict[str, int]:
+        """Skipped sentences by reason, sorted."""
+        counts: dict[str, int] = {}
+        for skip in self.skipped:
+            counts[skip.reason] = counts.get(skip.reason, 0) + 1
+        return dict(sorted(counts.items()))
+
+
+# --------------------------------------------------------------------------- sentences as the script sees them
+
+
+@dataclass
+class _Doc:
+    """One side of the comparison: sentence texts by position and their sets."""
+
+    texts: list[str | None]
+    sets: list[list[AnnotationSet]]
+
+
+@dataclass
+class _Features:
+    """A sentence's frames (target -> frame -> points) and FEs ((target, frame) -> span -> FE -> points)."""
+
+    frames: dict[Pieces, dict[str, float]] = field(default_factory=dict)
+    fes: dict[tuple[Pieces, str], dict[Pieces, dict[FE, float]]] = field(default_factory=dict)
+
+    def points(self) -> float:
+        return sum(p for fr in self.frames.values() for p in fr.values()) + sum(
+            p for spans in self.fes.values() for labels in spans.values() for p in labels.values()
+        )
+
+
+class _Builder:
+    """Turns sets into :class:`_Features` under the chosen mode and variant."""
+
+    def __init__(self, lexicon: ScorerLexicon, mode: str, corrected: bool) -> None:
+        self.frame_points, self.core_points, self.noncore_points = _POINTS[mode]
+        self.core = lexicon.core
+        self.corrected = corrected
+
+    def fe_points(self, frame: str, fe: str) -> float:
+        return self.core_points if (frame, fe) in self.core else self.noncore_points
+
+    def features(self, sets: Iterable[AnnotationSet], side: str, where: str, log: ProblemLog) -> _Features:
+        out = _Features()
+        for aset in sets:
+            frame = aset.frame_name
+            set_where = f"{where}, annotation set {aset.id} ({frame})"
+            targets = [lay for lay in aset.layers if lay.name == "Target" and lay.rank == 1 and lay.labels]
+            if not targets:
+                log.add(f"{side}:no_rank1_target", set_where, f"{set_where}: no rank-1 Target label; set skipped")
+                continue
+            target = tuple(sorted(lb.span for lb in targets[0].labels if lb.is_overt and lb.name == "Target"))
+            key = (target, frame)
+            if self.corrected:
+                if frame in out.frames.get(target, {}):
+                    log.add(f"{side}:duplicate_set", set_where,
+                            f"{set_where}: same target and frame as an earlier set; set skipped")
+                    continue
+                out.frames.setdefault(target, {})[frame] = self.frame_points
+            else:
+                earlier = out.frames.get(target)
+                if earlier is not None:
+                    reason = "duplicate_set_replaces" if frame in earlier else "same_target_replaces"
+                    log.add(f"{side}:{reason}", set_where,
+                            f"{set_where}: same target as an earlier set ({', '.join(earlier)}); "
+                            "it replaces that frame, as the script does")
+                out.frames[target] = {frame: self.frame_points}
+            if len(targets) > 1:
+                log.add(f"{side}:several_target_layers", set_where,
+                        f"{set_where}: several rank-1 Target layers; its FEs are dropped, as the script does")
+                continue
+            out.fes[key] = self._fes(aset)
+        return out
+
+    def _fes(self, aset: AnnotationSet) -> dict[Pieces, dict[FE, float]]:
+        frame = aset.frame_name
+        fes: dict[Pieces, dict[FE, float]] = {}
+        for layer in aset.layers:
+            if layer.name != "FE" or layer.rank != 1:
+                continue
+            collated: dict[str, list[tuple[int, int]]] = {}
+            for label in layer.labels:
+                if not label.is_overt:
+                    continue
+                if label.name == "Path":
+                    fes[(label.span,)] = {(frame, "Path"): self.fe_points(frame, "Path")}
+                else:
+                    collated.setdefault(label.name, []).append(label.span)
+            for name, pieces in collated.items():
+                fes.setdefault(tuple(sorted(pieces)), {})[(frame, name)] = self.fe_points(frame, name)
+        return fes
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+class _Matcher:
+    """Credit of predicted frames and FEs against gold ones."""
+
+    def __init__(self, lexicon: ScorerLexicon, exact: bool, corrected: bool) -> None:
+        self.lexicon = lexicon
+        self.exact = exact
+        self.corrected = corrected
+
+    def frame_link(self, gold: str, pred: str) -> tuple[int, int] | None:
+        if gold == pred:
+            return (0, 1)
+        return None if self.exact else self.lexicon.frames.paths(gold).get(pred)
+
+    def fe_link(self, gold: FE, pred: FE) -> tuple[int, int] | None:
+        if gold == pred:
+            return (0, 1)
+        return None if self.exact else self.lexicon.fes.paths(gold).get(pred)
+
+    def sentence(self, gold: _Features, pred: _Features) -> float:
+        matched = 0.0
+        for target, gold_frames in gold.frames.items():
+            pred_frames = pred.frames.get(target)
+            if not pred_frames:
+                continue
+
+            def credit(gfr: str, sfr: str, link: tuple[int, int], target: Pieces = target,
+                       points: Mapping[str, float] = pred_frames) -> float:
+                return points[sfr] * LINK_WEIGHT ** link[0] + self._fe_credit(
+                    gold.fes.get((target, gfr)), pred.fes.get((target, sfr)), link
+                )
+
+            matched += self._pair(gold_frames, pred_frames, self.frame_link, credit)
+        return matched
+
+    def _fe_credit(
+        self, gold: Mapping[Pieces, Mapping[FE, float]] | None, pred: Mapping[Pieces, Mapping[FE, float]] | None,
+        frame_link: tuple[int, int],
+    ) -> float:
+        if gold is None or pred is None:
+            return 0.0
+        fr_dist, fr_paths = frame_link
+        total = 0.0
+        for span, gold_labels in gold.items():
+            pred_labels = pred.get(span)
+            if not pred_labels:
+                continue
+
+            def credit(gfe: FE, sfe: FE, link: tuple[int, int], labels: Mapping[FE, float] = pred_labels) -> float:
+                fe_dist, fe_paths = link
+                if fe_dist != fr_dist:
+                    return 0.0
+                factor = 1.0 if gfe == sfe else min(1.0, fe_paths / fr_paths)
+                return labels[sfe] * LINK_WEIGHT ** fe_dist * factor
+
+            total += self._pair(gold_labels, pred_labels, self.fe_link, credit)
+        return total
+
+    def _pair(self, gold, pred, link, credit) -> float:  # type: ignore[no-untyped-def]
+        """Total credit of the gold/pred pairs: greedy as the script (faithful) or optimal (corrected)."""
+        if self.corrected:
+            golds, preds = sorted(gold), sorted(pred)
+            weights = [[_maybe(credit, g, s, link(g, s)) for s in preds] for g in golds]
+            return max_assignment(weights)
+        exact = sorted(g for g in gold if g in pred)
+        total = sum(credit(g, g, (0, 1)) for g in exact)
+        free = sorted(s for s in pred if s not in gold)
+        for g in sorted(g for g in gold if g not in pred):
+            choice, found = None, None
+            for s in free:
+                hit = link(g, s)
+                if hit is not None and (found is None or hit[0] < found[0]):
+                    choice, found = s, hit
+            if choice is not None:
+                free.remove(choice)
+                total += credit(g, choice, found)
+        return total
+
+
+def _maybe(credit, gold, pred, found):  # type: ignore[no-untyped-def]
+    return None if found is None else credit(gold, pred, found)
+
+
+def max_assignment(weights: Sequence[Sequence[float | None]]) -> float:
+    """Largest total weight of a one-to-one pairing of rows and columns (``None``: may not pair).
+
+    Weights must be non-negative (an allowed pair of weight 0 is the same as no
+    pair). Hungarian algorithm, O(n²m).
+    """
+    rows = len(weights)
+    cols = len(weights[0]) if rows else 0
+    if not rows or not cols:
+        return 0.0
+    if rows > cols:
+        weights = [[weights[r][c] for r in range(rows)] for c in range(cols)]
+        rows, cols = cols, rows
+    cost = [[-(w or 0.0) for w in row] for row in weights]
+    inf = float("inf")
+    u = [0.0] * (rows + 1)
+    v = [0.0] * (cols + 1)
+    owner = [0] * (cols + 1)
+    way = [0] * (cols + 1)
+    for row in range(1, rows + 1):
+        owner[0] = row
+        col0 = 0
+        least = [inf] * (cols + 1)
+        used = [False] * (cols + 1)
+        while True:
+            used[col0] = True
+            r0, delta, col1 = owner[col0], inf, 0
+            for col in range(1, cols + 1):
+                if not used[col]:
+                    reduced = cost[r0 - 1][col - 1] - u[r0] - v[col]
+                    if reduced < least[col]:
+                        least[col], way[col] = reduced, col0
+                    if least[col] < delta:
+                        delta, col1 = least[col], col
+            for col in range(cols + 1):
+                if used[col]:
+                    u[owner[col]] += delta
+                    v[col] -= delta
+                else:
+                    least[col] -= delta
+            col0 = col1
+            if owner[col0] == 0:
+                break
+        while col0:
+            col1 = way[col0]
+            owner[col0] = owner[col1]
+            col0 = col1
+    return sum(weights[owner[c] - 1][c - 1] or 0.0 for c in range(1, cols + 1) if owner[c])
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _sentence_elements(path: Path) -> list[tuple[str | None, str]]:
+    """``(ID attribute, text)`` of every ``sentence`` element, in file order (the reader's positions)."""
+    out: list[tuple[str | None, str]] = []
+    parser = etree.iterparse(io.BytesIO(Path(path).read_bytes()), events=("end",), tag="{*}sentence",
+                             resolve_entities=False, no_network=True, load_dtd=False, remove_comments=True,
+                             remove_pis=True)
+    for _, elem in parser:
+        text = next((c.text or "" for c in elem.iterchildren("{*}text")), "")
+        out.append((elem.get("ID"), text))
+        elem.clear()
+    return out
+
+
+def _read_file(path: Path, side: str, log: ProblemLog) -> _Doc:
+    """Sets of a SemEval XML file placed at their sentence's position.
+
+    The reader numbers a sentence by its integer ``ID`` or else its position;
+    the sets it yields for one sentence share one :class:`Sentence`, so each
+    such group is placed at the first position after the previous group whose
+    ``ID`` rule and text agree with it.
+    """
+    inner = ProblemLog(strict=log.strict)
+    sets = list(semeval_xml.read(path, log=inner))
+    for problem in inner.problems:
+        log.add(f"{side}:{problem.reason}", problem.where, problem.message)
+    elements = _sentence_elements(path)
+    texts: list[str | None] = [text or None for _, text in elements]
+    placed: list[list[AnnotationSet]] = [[] for _ in elements]
+    position = -1
+    current: Sentence | None = None
+    for aset in sets:
+        if aset.sentence is not current:
+            current = aset.sentence
+            position += 1
+            while position < len(elements) and not _same(elements[position], position, current):
+                position += 1
+            if position == len(elements):
+                raise PyfnError(f"{path}: cannot place the sets of sentence {current.id} (internal error)")
+        placed[position].append(aset)
+    return _Doc(texts, placed)
+
+
+def _same(element: tuple[str | None, str], position: int, sentence: Sentence) -> bool:
+    sid, text = element
+    number = int(sid) if sid is not None and _ID.fullmatch(sid) else position
+    return number == sentence.id and text == sentence.text
+
+
+def _gold_sets(sets: Sequence[AnnotationSet]) -> _Doc:
+    strings = SentenceTable.of(sets).strings
+    index = {s: i for i, s in enumerate(strings)}
+    placed: list[list[AnnotationSet]] = [[] for _ in strings]
+    for aset in ordered(sets):
+        placed[index[sentence_string(aset.sentence.text)]].append(aset)
+    return _Doc(list(strings), placed)
+
+
+def _pred_sets(sets: Sequence[AnnotationSet], gold: _Doc, log: ProblemLog) -> _Doc:
+    index: dict[str, int] = {}
+    for i, text in enumerate(gold.texts):
+        if text is not None:
+            index.setdefault(sentence_string(text), i)
+    placed: list[list[AnnotationSet]] = [[] for _ in gold.texts]
+    for aset in ordered(sets):
+        position = index.get(sentence_string(aset.sentence.text))
+        if position is None:
+            where = f"predicted set {aset.id} (sentence {aset.sentence.id})"
+            log.add("pred:unknown_sentence", where, f"{where}: its sentence is not in gold; set skipped")
+            continue
+        placed[position].append(aset)
+    return _Doc(list(gold.texts), placed)
+
+
+def _valid(sets: list[AnnotationSet], text: str | None, side: str, where: str, log: ProblemLog) -> list[AnnotationSet]:
+    """In-memory sets checked as the file reader checks them (frame name, offsets inside the text)."""
+    out = []
+    length = len(text or "")
+    for aset in sets:
+        set_where = f"{where}, annotation set {aset.id}"
+        if not aset.frame_name:
+            log.add(f"{side}:malformed_annotation_set", set_where, f"{set_where}: no frame name; set skipped")
+        elif any(lb.is_overt and not 0 <= lb.start <= lb.end < length  # type: ignore[operator]
+                 for layer in aset.layers for lb in layer.labels):
+            log.add(f"{side}:malformed_annotation_set", set_where,
+                    f"{set_where}: a label lies outside the sentence text ({length} characters); set skipped")
+        else:
+            out.append(aset)
+    return out
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def score(
+    gold: Sequence[AnnotationSet] | Path,
+    pred: Sequence[AnnotationSet] | Path,
+    *,
+    lexicon: ScorerLexicon,
+    mode: str = "semeval",
+    exact: bool = False,
+    corrected: bool = False,
+    strict: bool = False,
+) -> Score:
+    """Score ``pred`` against ``gold`` as the SemEval-2007 Perl scorer does (see the module docstring).
+
+    Files are SemEval XML paths; sequences are annotation sets in memory.
+    ``strict`` raises :class:`PyfnError` at the first malformed or unplaceable
+    set instead of skipping and reporting it.
+    """
+    if mode not in MODES:
+        raise UsageError(f"unknown scoring mode {mode!r} (known: {', '.join(MODES)})")
+    log = ProblemLog(strict=strict)
+    gold_doc = _read_file(Path(gold), "gold", log) if isinstance(gold, (str, Path)) else _gold_sets(gold)
+    if isinstance(pred, (str, Path)):
+        pred_doc = _read_file(Path(pred), "pred", log)
+    else:
+        pred_doc = _pred_sets(pred, gold_doc, log)
+    builder = _Builder(lexicon, mode, corrected)
+    matcher = _Matcher(lexicon, exact, corrected)
+    per_sentence: list[SentenceScore] = []
+    skipped: list[Skip] = []
+    for index, gold_text in enumerate(gold_doc.texts):
+        pred_text = pred_doc.texts[index] if index < len(pred_doc.texts) else None
+        if pred_text is None:
+            skipped.append(Skip(index, "missing", "no predicted sentence at this position (or its text is empty)"))
+            continue
+        gold_sets = _valid(gold_doc.sets[index], gold_text, "gold", f"gold sentence {index}", log)
+        gold_features = builder.features(gold_sets, "gold", f"gold sentence {index}", log)
+        gold_points = gold_features.points()
+        if gold_points == 0 and mode != "argsonly":
+            skipped.append(Skip(index, "no_gold_points", "gold is worth no points in this mode"))
+            continue
+        if pred_text != gold_text:
+            skipped.append(Skip(index, "text_differs", f"gold {gold_text!r} vs predicted {pred_text!r}"))
+            continue
+        pred_sets = _valid(pred_doc.sets[index], pred_text, "pred", f"predicted sentence {index}", log)
+        pred_features = builder.features(pred_sets, "pred", f"predicted sentence {index}", log)
+        per_sentence.append(
+            SentenceScore(index, matcher.sentence(gold_features, pred_features), gold_points, pred_features.points())
+        )
+    for index in range(len(gold_doc.texts), len(pred_doc.texts)):
+        skipped.append(Skip(index, "not_in_gold", "predicted sentence beyond the last gold sentence; ignored"))
+    return Score(
+        matched=sum(s.matched for s in per_sentence),
+        gold=sum(s.gold for s in per_sentence),
+        predicted=sum(s.predicted for s in per_sentence),
+        mode=mode,
+        exact=exact,
+        corrected=corrected,
+        per_sentence=tuple(per_sentence),
+        skipped=tuple(skipped),
+        problems=tuple(log.problems),
+    )
+
