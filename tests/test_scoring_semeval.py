@@ -395,3 +395,10 @@ def test_reference_cases_match_perl(reference, case: str, mode: str) -> None:
             expected["recall"], expected["precision"], expected["f1"])
     else:  # the script's own number depends on Perl's hash order: ours is one of the orders it may draw
         assert round(result.matched, 1) >= min(seen["matched"] for seen in expected["values_seen"])
+
+
+def test_reference_file_covers_every_mode() -> None:
+    """The oracle must be there: at least 12 cases, each in all six modes (exact and partial)."""
+    runs = _reference_runs()
+    cases = {case for case, _ in runs}
+    assert len(cases) >= 12 and len(runs) == 6 * len(cases)
