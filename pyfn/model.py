@@ -204,3 +204,14 @@ class SemType:
     name: str
     abbrev: str
     super_ids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TokenAnnotation:
+    """What preprocessing adds to one token; ``None`` is written ``_``. ``head`` is 1-based, 0 = root."""
+
+    lemma: str | None = None
+    upos: str | None = None
+    xpos: str | None = None
+    head: int | None = None
+    deprel: str | None = None

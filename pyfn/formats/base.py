@@ -13,7 +13,9 @@ from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
+from pathlib import Path
 
+from pyfn.errors import PyfnError
 from pyfn.model import AnnotationSet, Token, tokens
 from pyfn.splits.hashing import order_key
 
@@ -21,6 +23,17 @@ from pyfn.splits.hashing import order_key
 def sentence_string(text: str) -> str:
     """The line written for a sentence: FrameNet text, trailing whitespace removed."""
     return text.rstrip()
+
+
+def read_sentences(path: Path) -> list[str]:
+    """The sentence strings of a ``{split}.sentences`` file, line *k* = sentence number *k*."""
+    try:
+        with open(path, encoding="utf-8", newline="\n") as handle:
+            return [sentence_string(line.rstrip("\n").removesuffix("\r")) for line in handle]
+    except UnicodeDecodeError as exc:
+        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def ordered(sets: Iterable[AnnotationSet]) -> list[AnnotationSet]:

@@ -30,10 +30,11 @@ from pyfn.formats.base import (
     Losses,
     SplitView,
     index_runs,
+    read_sentences,
     sentence_string,
     token_span,
 )
-from pyfn.model import AnnotationSet, Frame, Label, Layer, Sentence, Token, tokens
+from pyfn.model import AnnotationSet, Frame, Label, Layer, Sentence, Token, TokenAnnotation, tokens
 
 SCHEMES = ("bios", "bio")
 FE_RANKS = ("1", "all")
@@ -264,6 +265,46 @@ def write(
     return written
 
 
+# ---------------------------------------------------------------- parse merge
+
+PARSE_COLUMNS = {3: "lemma", 5: "xpos", 9: "head", 11: "deprel"}
+"""BIOS column -> token annotation field copied in by :func:`merge_analyses` (FORMATS.md §4.3)."""
+
+
+def _merged_line(line: str, analyses: Sequence[Sequence[TokenAnnotation]], path: Path, lineno: int) -> str:
+    if not line:
+        return line
+    fields = line.split("\t")
+    try:
+        number, index = int(fields[6]), int(fields[0]) - 1
+        ann = analyses[number][index]
+    except (IndexError, ValueError):
+        raise PyfnError(f"{path}:{lineno}: no token annotation for this line (sentence {fields[6:7]}, "
+                        f"token {fields[:1]}): the .bios and .sentences files disagree") from None
+    for column, name in PARSE_COLUMNS.items():
+        value = getattr(ann, name)
+        text = EMPTY if value is None else str(value)
+        if not text or FORBIDDEN.intersection(text):
+            raise PyfnError(f"{path}:{lineno}: {name.upper()} {text!r} cannot be written in a BIOS column")
+        fields[column] = text
+    return "\t".join(fields)
+
+
+def merge_analyses(path: Path, analyses: Sequence[Sequence[TokenAnnotation]]) -> Path:
+    """Rewrite ``path`` (a ``.bios`` or ``.bios.semeval`` file) with the lemma, POS, head and
+    dependency label of each token (columns 3, 5, 9, 11), ``analyses[k][i]`` for token *i + 1*
+    of sentence number *k*; every other column is kept byte for byte (atomically)."""
+    try:
+        with open(path, encoding="utf-8", newline="\n") as handle:
+            lines = [_merged_line(line.rstrip("\n"), analyses, path, n) for n, line in enumerate(handle, 1)]
+    except UnicodeDecodeError as exc:
+        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    write_lines(path, lines)
+    return path
+
+
 # ---------------------------------------------------------------- reader
 
 
@@ -274,16 +315,6 @@ class _BadBlock(Exception):
         super().__init__(message)
         self.reason = reason
         self.lineno = lineno
-
-
-def _read_sentences(path: Path) -> list[str]:
-    try:
-        with open(path, encoding="utf-8", newline="\n") as handle:
-            return [sentence_string(line.rstrip("\n").removesuffix("\r")) for line in handle]
-    except UnicodeDecodeError as exc:
-        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def _int(value: str, reason: str, lineno: int, what: str) -> int:
@@ -391,7 +422,7 @@ def read(path: Path, sentences: Path, *, log: ProblemLog) -> Iterator[Annotation
     and logged in ``log`` with the file and line (raised when strict).
     """
     path, sentences = Path(path), Path(sentences)
-    lines = _read_sentences(sentences)
+    lines = read_sentences(sentences)
     rows: list[tuple[int, list[str]]] = []
     width: int | None = None
     block_no = 0

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
@@ -29,7 +28,7 @@ from conllu.exceptions import ParseException
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import write_lines
 from pyfn.formats.base import SentenceTable
-from pyfn.model import AnnotationSet, tokens
+from pyfn.model import AnnotationSet, TokenAnnotation, tokens
 
 CONLLX_FIELDS = ("id", "form", "lemma", "cpostag", "postag", "feats", "head", "deprel", "phead", "pdeprel")
 CONLLU_FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
@@ -37,17 +36,6 @@ DIALECTS = {"conllu": CONLLU_FIELDS, "conllx": CONLLX_FIELDS}
 SUFFIXES = {".conllu": "conllu", ".conllx": "conllx", ".conll": "conllx"}
 
 _INT = re.compile(r"0|[1-9][0-9]*")
-
-
-@dataclass(frozen=True, slots=True)
-class TokenAnnotation:
-    """What preprocessing adds to one token; ``None`` is written ``_``. ``head`` is 1-based, 0 = root."""
-
-    lemma: str | None = None
-    upos: str | None = None
-    xpos: str | None = None
-    head: int | None = None
-    deprel: str | None = None
 
 
 EMPTY = TokenAnnotation()
@@ -109,10 +97,14 @@ def _annotations(number: int, n_tokens: int, columns: Mapping[int, Sequence[Toke
     return anns
 
 
-def _write(path: Path, sets: Sequence[AnnotationSet], columns: Mapping[int, Sequence[TokenAnnotation]] | None,
+Sentences = Sequence[AnnotationSet] | SentenceTable
+"""What the writers number and write: the sets of a split, or their sentence table."""
+
+
+def _write(path: Path, sentences: Sentences, columns: Mapping[int, Sequence[TokenAnnotation]] | None,
            dialect: str) -> None:
     """Write one block per sentence number; the files read back with ``conllu.parse_incr`` (tested)."""
-    table = SentenceTable.of(sets)
+    table = sentences if isinstance(sentences, SentenceTable) else SentenceTable.of(sentences)
     columns = columns or {}
     unknown = sorted(set(columns) - set(range(len(table.strings))))
     if unknown:
@@ -126,8 +118,10 @@ def _write(path: Path, sets: Sequence[AnnotationSet], columns: Mapping[int, Sequ
             raise PyfnError(f"{where}: a sentence with a line break or no token cannot be written: {text!r}")
         lines: list[str] = []
         if dialect == "conllu":
-            ids = ",".join(str(i) for i in table.fn_ids[text])
-            lines += [f"# sent_id = {number}", f"# text = {text}", f"# fn_sentence_ids = {ids}"]
+            ids = ",".join(str(i) for i in table.fn_ids.get(text, ()))
+            lines += [f"# sent_id = {number}", f"# text = {text}"]
+            if ids:
+                lines.append(f"# fn_sentence_ids = {ids}")
         if number in columns:
             anns = _annotations(number, len(forms), columns, where)
             lines += [_row(i, form, ann, len(forms), dialect, where) for i, (form, ann) in enumerate(zip(forms, anns), 1)]
@@ -146,26 +140,26 @@ def as_read(ann: TokenAnnotation, dialect: str) -> TokenAnnotation:
     return TokenAnnotation(_empty(ann.lemma), upos, _empty(ann.xpos), ann.head, _empty(ann.deprel))
 
 
-def write_conllx(path: Path, sets: Sequence[AnnotationSet], *,
+def write_conllx(path: Path, sentences: Sentences, *,
                  columns: Mapping[int, Sequence[TokenAnnotation]] | None = None) -> None:
-    """Write the sentences of ``sets`` as CoNLL-X, one block per sentence number (atomically).
+    """Write the sentences (of a split's sets, or a table) as CoNLL-X, one block per sentence number (atomically).
 
     ``columns`` maps a sentence number to one :class:`TokenAnnotation` per
     token; sentences without an entry get ``_`` in every column but ID/FORM.
     CPOSTAG and POSTAG both receive ``xpos``; ``upos`` is not written.
     """
-    _write(path, sets, columns, "conllx")
+    _write(path, sentences, columns, "conllx")
 
 
-def write_conllu(path: Path, sets: Sequence[AnnotationSet], *,
+def write_conllu(path: Path, sentences: Sentences, *,
                  columns: Mapping[int, Sequence[TokenAnnotation]] | None = None) -> None:
-    """Write the sentences of ``sets`` as CoNLL-U, one block per sentence number (atomically).
+    """Write the sentences (of a split's sets, or a table) as CoNLL-U, one block per sentence number (atomically).
 
     Each block has the comments ``sent_id`` (sentence number), ``text``
     (sentence string) and ``fn_sentence_ids`` (FrameNet sentence IDs with
-    that text). ``columns`` as for :func:`write_conllx`.
+    that text; left out when the table has none). ``columns`` as for :func:`write_conllx`.
     """
-    _write(path, sets, columns, "conllu")
+    _write(path, sentences, columns, "conllu")
 
 
 # --------------------------------------------------------------------------- reader

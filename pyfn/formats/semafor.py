@@ -32,7 +32,7 @@ from pyfn.formats.base import (
     sentence_string,
     token_span,
 )
-from pyfn.model import AnnotationSet, Label, Layer, Sentence, Token, tokens
+from pyfn.model import AnnotationSet, Label, Layer, Sentence, Token, TokenAnnotation, tokens
 
 TARGET_ENCODINGS = ("list", "range")
 """``list``: every target token (SEMAFOR); ``range``: first and last token, filled (pyfn 1.3, Open-SESAME)."""
@@ -91,6 +91,40 @@ def write_sentences(
     view = SplitView.of(sets)
     path = Path(directory) / f"{split}.sentences"
     write_lines(path, _sentence_lines(view.table, view.sets, normalize_space, losses))
+    return path
+
+
+LEMMA_TAGS_SUFFIX = ".sentences.conllx.flattened"
+"""pyfn 1.3's name of SEMAFOR's ``all.lemma.tags`` file: ``{split}.sentences.conllx.flattened``."""
+
+
+def _tag_field(value: object, what: str, number: int) -> str:
+    text = "_" if value is None else str(value)
+    if not text or _BAD_CHARS.search(text):
+        raise PyfnError(f"sentence {number}: {what} {text!r} cannot be written in an all.lemma.tags line")
+    return text
+
+
+def lemma_tags_line(number: int, words: Sequence[str], analysis: Sequence[TokenAnnotation]) -> str:
+    """One ``all.lemma.tags`` line (FORMATS.md §2.6): n, then forms, POS (XPOS), dependency
+    labels, heads (1-based, 0 = root), NE tags (``O``) and lemmas, each group of n fields."""
+    groups = [
+        list(words),
+        [_tag_field(a.xpos, "POS", number) for a in analysis],
+        [_tag_field(a.deprel, "DEPREL", number) for a in analysis],
+        [_tag_field(a.head, "HEAD", number) for a in analysis],
+        ["O"] * len(words),
+        [_tag_field(a.lemma, "LEMMA", number) for a in analysis],
+    ]
+    return "\t".join([str(len(words)), *(field for group in groups for field in group)])
+
+
+def write_lemma_tags(path: Path, strings: Sequence[str], analyses: Sequence[Sequence[TokenAnnotation]]) -> Path:
+    """Write SEMAFOR's parse input: line *k* for sentence string *k* with its analysis (atomically)."""
+    for number, analysis in enumerate(analyses):
+        if any(a.head is None for a in analysis):
+            raise PyfnError(f"{path}: sentence {number} has no dependency parse; SEMAFOR needs one")
+    write_lines(path, (lemma_tags_line(k, s.split(), a) for k, (s, a) in enumerate(zip(strings, analyses))))
     return path
 
 

@@ -1,0 +1,181 @@
+"""Preprocess the splits of a pyfn output directory: one pass per split fills every carrier.
+
+For each split, the sentences of ``{split}.sentences`` (FrameNet's tokens,
+whitespace-split) are analysed once, and that one analysis is written to
+``{split}.sentences.conllx`` (CoNLL-X), ``{split}.conllu`` (CoNLL-U),
+``{split}.sentences.conllx.flattened`` (SEMAFOR's ``all.lemma.tags``; only
+with a dependency parse) and merged into ``{split}.bios`` and
+``{split}.bios.semeval`` when they exist. ``pyfn convert --preprocess`` and
+``pyfn preprocess --input DIR`` both come here, so they write the same files.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pyfn import __version__
+from pyfn.errors import PyfnError, UsageError
+from pyfn.fileio import locked_directory, sha256_file
+from pyfn.formats import bios, conll, semafor
+from pyfn.formats.base import SentenceTable, read_sentences
+from pyfn.manifest import MANIFEST, read_manifest, write_manifest
+from pyfn.preprocess.base import IMPORT, create
+from pyfn.preprocess.cache import ParseCache
+from pyfn.preprocess.runner import PreprocessOptions, SplitAnalyses, analyse_split, import_split
+
+SPLITS = ("train", "dev", "test")
+Progress = Callable[[str, int], Callable[[int], None]]
+"""``progress(split, n_sentences)`` returns the callback told how many sentences are done."""
+
+
+def no_progress(split: str, total: int) -> Callable[[int], None]:
+    """No progress display."""
+    return lambda n: None
+
+
+def tqdm_progress(quiet: bool) -> Progress:
+    """A tqdm bar per split on stderr (none when quiet or not a terminal)."""
+
+    def start(split: str, total: int) -> Callable[[int], None]:
+        if quiet or not sys.stderr.isatty():
+            return lambda n: None
+        from tqdm import tqdm  # noqa: PLC0415
+
+        bar = tqdm(total=total, unit="sent", desc=f"preprocessing {split}", leave=False)
+
+        def update(n: int) -> None:
+            bar.update(n)
+            if bar.n >= total:
+                bar.close()
+
+        return update
+
+    return start
+
+
+def _table(directory: Path, split: str, fn_ids: Sequence[Sequence[int]] | None) -> SentenceTable:
+    strings = read_sentences(directory / f"{split}.sentences")
+    ids: dict[str, list[int]] = {}
+    if fn_ids is not None:
+        if len(fn_ids) != len(strings):
+            raise PyfnError(f"{directory / f'{split}.sentences'}: {len(strings)} sentences, "
+                            f"{len(fn_ids)} expected")
+        for string, idents in zip(strings, fn_ids):
+            ids.setdefault(string, []).extend(idents)
+    return SentenceTable(strings, {s: i for i, s in enumerate(strings)}, {s: sorted(set(v)) for s, v in ids.items()})
+
+
+def sentence_ids_from_conllu(path: Path) -> list[list[int]] | None:
+    """The ``fn_sentence_ids`` comment of every block of a CoNLL-U file pyfn wrote (None if any lacks it)."""
+    if not path.is_file():
+        return None
+    out: list[list[int]] = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.startswith("# sent_id = "):
+                out.append([])
+            elif line.startswith("# fn_sentence_ids = ") and out:
+                out[-1] = [int(x) for x in line.split("=", 1)[1].split(",") if x.strip()]
+    return out if out and all(out) else None
+
+
+def _write_split(directory: Path, split: str, table: SentenceTable, result: SplitAnalyses) -> list[Path]:
+    columns = dict(enumerate(result.analyses))
+    written = [directory / f"{split}.sentences.conllx", directory / f"{split}.conllu"]
+    conll.write_conllx(written[0], table, columns=columns)
+    conll.write_conllu(written[1], table, columns=columns)
+    if all(a.head is not None for analysis in result.analyses for a in analysis):
+        written.append(semafor.write_lemma_tags(directory / f"{split}{semafor.LEMMA_TAGS_SUFFIX}", table.strings,
+                                                result.analyses))
+    for name in (f"{split}.bios", f"{split}.bios.semeval"):
+        if (directory / name).is_file():
+            written.append(bios.merge_analyses(directory / name, result.analyses))
+    return written
+
+
+def preprocess_splits(
+    directory: Path, splits: Sequence[str], options: PreprocessOptions,
+    fn_ids: Mapping[str, Sequence[Sequence[int]]] | None = None, progress: Progress = no_progress,
+) -> tuple[dict[str, str], dict[str, Any], list[str]]:
+    """Analyse and write every split of ``directory`` (already locked by the caller).
+
+    Returns the hashes of the files written, the manifest record (tool, model,
+    versions, per-split cache key and repairs) and warnings (corrupt cache
+    entries found and recomputed).
+    """
+    directory = Path(directory)
+    present = [s for s in splits if (directory / f"{s}.sentences").is_file()]
+    if not present:
+        raise PyfnError(f"{directory}: no {{train,dev,test}}.sentences file to preprocess "
+                        "(convert to semafor, bios, conllx or conllu first)")
+    if options.tool == IMPORT and len(present) > 1 and "{split}" not in (options.parse or ""):
+        raise UsageError(f"--parse {options.parse}: {len(present)} splits ({', '.join(present)}) need one parse "
+                         "each; write the path with {split}, e.g. parses/{split}.conllu")
+    backend = create(options.tool, options.backend_options()) if options.tool != IMPORT else None
+    cache = ParseCache(options.cache_dir) if options.cache_dir is not None and backend is not None else None
+    record: dict[str, Any] = {"tool": options.tool, "pyfn_version": __version__}
+    if backend is not None:
+        record.update(backend.describe())
+    per_split: dict[str, Any] = {}
+    outputs: dict[str, str] = {}
+    for split in present:
+        table = _table(directory, split, (fn_ids or {}).get(split))
+        if backend is None:
+            result = import_split(split, table, options)
+        else:
+            words = [s.split() for s in table.strings]
+            result = analyse_split(split, words, options, backend, cache, progress(split, len(words)))
+        per_split[split] = result.record | ({"cache": "hit" if result.cache_hit else "miss"} if cache else {})
+        for path in _write_split(directory, split, table, result):
+            outputs[path.name] = sha256_file(path)
+    record["splits"] = per_split
+    return dict(sorted(outputs.items())), record, list(cache.problems) if cache else []
+
+
+def manifest_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What the manifest keeps of a preprocessing record: everything but cache hits (run-dependent)."""
+    out = dict(record)
+    out["splits"] = {s: {k: v for k, v in r.items() if k != "cache"} for s, r in record["splits"].items()}
+    return out
+
+
+def check_finished(directory: Path) -> dict[str, Any]:
+    """The manifest of a finished pyfn output directory; an error if there is none or a file changed since."""
+    manifest = read_manifest(directory)
+    if manifest is None:
+        raise PyfnError(f"{directory}: no {MANIFEST}: not a finished pyfn output (rerun the conversion)")
+    for name, digest in manifest.get("outputs", {}).items():
+        path = Path(directory) / name
+        if not path.is_file():
+            raise PyfnError(f"{directory}: {name} listed in {MANIFEST} is missing: not a finished pyfn output")
+        if sha256_file(path) != digest:
+            raise PyfnError(f"{directory}: {name} changed since {MANIFEST} was written: not a finished pyfn output")
+    return manifest
+
+
+def preprocess_directory(
+    directory: str | Path, options: PreprocessOptions, splits: Sequence[str] = SPLITS,
+    progress: Progress = no_progress,
+) -> tuple[dict[str, Any], list[str], dict[str, Any]]:
+    """``pyfn preprocess --input DIR``: preprocess a finished conversion in place and update its manifest.
+
+    The manifest is removed while the files change and written last with the
+    new output hashes and a ``preprocessing`` record. Returns the manifest,
+    the warnings (corrupt cache entries found and recomputed, also recorded)
+    and the full record (with cache hits).
+    """
+    directory = Path(directory)
+    with locked_directory(directory):
+        manifest = check_finished(directory)
+        fn_ids = {s: ids for s in splits if (ids := sentence_ids_from_conllu(directory / f"{s}.conllu"))}
+        (directory / MANIFEST).unlink()
+        outputs, record, warnings = preprocess_splits(directory, splits, options, fn_ids, progress)
+        manifest["outputs"] = dict(sorted({**manifest.get("outputs", {}), **outputs}.items()))
+        manifest["preprocessing"] = manifest_record(record)
+        manifest["warnings"] = [*manifest.get("warnings", []), *warnings]
+        write_manifest(directory, manifest)
+    return manifest, warnings, record
+
