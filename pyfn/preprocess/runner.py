@@ -61,7 +61,8 @@ _WORKER: dict[str, Preprocessor] = {}
 
 
 def _init_worker(tool: str, options: BackendOptions) -> None:
-    _WORKER["backend"] = create(tool, options)
+    if "backend" not in _WORKER:  # forked workers inherit the parent's loaded backend
+        _WORKER["backend"] = create(tool, options)
 
 
 def _analyse_batch(batch: Sequence[Words]) -> list[Analysis]:
@@ -77,17 +78,25 @@ def _compute(backend: Preprocessor, sentences: Sequence[Words], options: Preproc
              progress: Callable[[int], None]) -> list[Analysis]:
     out: list[Analysis] = []
     batches = _batches(sentences, options.batch_size)
-    jobs = min(options.jobs, max(1, -(-len(sentences) // options.batch_size)))
+    jobs = min(options.jobs, max(1, -(-len(sentences) // options.batch_size) - 1))
+    for batch in batches:  # the first batch here: it loads the model before workers are forked
+        out.extend(backend.analyse(batch))
+        progress(len(batch))
+        if jobs > 1:
+            break
     if jobs == 1:
-        for batch in batches:
-            out.extend(backend.analyse(batch))
-            progress(len(batch))
         return out
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(options.tool, options.backend_options())) as pool:
-        for analyses in pool.imap(_analyse_batch, batches):
-            out.extend(analyses)
-            progress(len(analyses))
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    _WORKER["backend"] = backend
+    try:
+        with multiprocessing.get_context(method).Pool(
+            jobs, initializer=_init_worker, initargs=(options.tool, options.backend_options())
+        ) as pool:
+            for analyses in pool.imap(_analyse_batch, batches):
+                out.extend(analyses)
+                progress(len(analyses))
+    finally:
+        _WORKER.pop("backend", None)
     return out
 
 
