@@ -93,7 +93,8 @@ def locked_directory(directory: Path) -> Iterator[Path]:
     """Hold ``directory/.pyfn.lock`` while writing into ``directory``.
 
     A second run into the same directory refuses with a clear message; a lock
-    left by a process that no longer exists is taken over.
+    left by a process that no longer exists is taken over, and the temporary
+    files such a run left (``.NAME.*.tmp``) are removed.
     """
     directory = Path(directory)
     try:
@@ -121,6 +122,8 @@ def locked_directory(directory: Path) -> Iterator[Path]:
         raise PyfnError(f"{directory}: cannot take the lock {lock}")
     with os.fdopen(fd, "w") as handle:
         handle.write(f"{os.getpid()}\n")
+    for stale in directory.glob(".*.tmp"):  # left by a killed run: never a final name, now garbage
+        stale.unlink(missing_ok=True)
     try:
         yield directory
     finally:
