@@ -382,6 +382,7 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lu-frames", help="lu_frames.tsv of `pyfn generate` (train-only lexicon), for --mode frameid")
     p.add_argument("--per-sentence", action="store_true", help="also print points per sentence")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--output", help="write the JSON object to this file (atomically) instead of printing it")
     p.add_argument("--strict", action="store_true", help="stop at the first bad set instead of skipping and counting")
     p.set_defaults(func=_score)
 
@@ -398,7 +399,7 @@ def _score(args: argparse.Namespace) -> int:
     result = score(Path(args.gold), Path(args.pred), lexicon=lexicon, mode=args.mode, exact=args.exact,
                    corrected=args.corrected, strict=args.strict)
     signature = score_signature(result.variant, Path(args.gold), rel)
-    if args.json:
+    if args.json or args.output:
         out = {
             "precision": result.precision, "recall": result.recall, "f1": result.f1,
             "matched": result.matched, "gold": result.gold, "predicted": result.predicted,
@@ -406,8 +407,7 @@ def _score(args: argparse.Namespace) -> int:
         }
         if args.per_sentence:
             out["per_sentence"] = [vars(s) for s in result.per_sentence]
-        print(json.dumps(out, indent=2))
-        return 0
+        return _emit_json(out, args)
     if args.per_sentence:
         for s in result.per_sentence:
             print(f"sentence {s.index}\tmatched {s.matched:g}\tgold {s.gold:g}\tpredicted {s.predicted:g}")
@@ -415,6 +415,20 @@ def _score(args: argparse.Namespace) -> int:
           f"(matched {result.matched:g} / gold {result.gold:g} / predicted {result.predicted:g})  {signature}")
     for reason, n in {**result.skip_counts(), **result.problem_counts()}.items():
         print(f"pyfn: warning: {n} {reason}", file=sys.stderr)
+    return 0
+
+
+def _emit_json(obj: dict, args: argparse.Namespace) -> int:
+    """Print ``obj`` as JSON, or write it to ``--output`` atomically."""
+    import json  # noqa: PLC0415
+
+    from pyfn.fileio import write_text  # noqa: PLC0415
+
+    text = json.dumps(obj, indent=2) + "\n"
+    if args.output:
+        write_text(Path(args.output), text)
+    else:
+        print(text, end="")
     return 0
 
 
@@ -435,12 +449,11 @@ def _score_frameid(args: argparse.Namespace) -> int:
     signature = (f"frameid|gold:{file_tag(Path(args.gold))}|lex:{file_tag(Path(args.lu_frames))}|"
                  f"v:{__version__}")
     rows = {"total": result.total, "ambiguous": result.ambiguous, "no_lex": result.no_lex}
-    if args.json:
-        print(json.dumps({
+    if args.json or args.output:
+        return _emit_json({
             name: {"accuracy": acc.accuracy, "correct": acc.correct, "n": acc.n, "wilson_low": acc.low,
                    "wilson_high": acc.high} for name, acc in rows.items()
-        } | {"signature": signature, "problems": log.counts()}, indent=2))
-        return 0
+        } | {"signature": signature, "problems": log.counts()}, args)
     for name, acc in rows.items():
         print(f"{name:9} {acc.accuracy:.4f}  ({acc.correct}/{acc.n}; 95% Wilson {acc.low:.4f}-{acc.high:.4f})")
     print(signature)
@@ -501,6 +514,106 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_xp(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "xp",
+        help="numbered experiments: new, list, run, report",
+        description=(
+            "An experiment is experiments/xp_NNN/experiment.toml (FrameNet source and fingerprint, split, exemplars, "
+            "filters, preprocessing, systems, scores) plus the README.md, manifest.json and report.html that "
+            "`pyfn xp report` generates and scripts/xp_NNN.sh that runs it end to end."
+        ),
+        epilog=EPILOG,
+    )
+    p.add_argument("--root", default="experiments", help="folder of the experiments (default: experiments)")
+    xp = p.add_subparsers(dest="xp_command", metavar="ACTION")
+    xp.required = True
+    new = xp.add_parser("new", help="create experiments/xp_NNN from a template")
+    new.add_argument("number", help="experiment number, e.g. 001")
+    new.add_argument("--from", dest="template", required=True, help="template name (see `pyfn xp templates`)")
+    xp.add_parser("templates", help="list the recipe templates")
+    xp.add_parser("list", help="list the experiments and whether they have been run")
+    run = xp.add_parser("run", help="run an experiment's steps (all, or --step NAME); then verify against its "
+                        "manifest.json, or write the report when it has none")
+    run.add_argument("number")
+    run.add_argument("--step", help="data, lexicon, system, train, decode, import, score (or NAME:SYSTEM...)")
+    run.add_argument("--system", help="only this system's steps")
+    run.add_argument("--predictions", help="directory of an external parser's predictions to import and score "
+                     "(with --system; runs its import and score steps only)")
+    report = xp.add_parser("report", help="write README.md, manifest.json, report.html and scripts/xp_NNN.sh")
+    report.add_argument("number")
+    p.set_defaults(func=_xp)
+
+
+def _xp(args: argparse.Namespace) -> int:
+    from pyfn.xp import run as xp  # noqa: PLC0415
+
+    root = Path(args.root)
+    if args.xp_command == "templates":
+        for name, path in xp.templates().items():
+            print(f"{name}\t{path.read_text(encoding='utf-8').split(chr(10), 1)[0].lstrip('# ')}")
+        return 0
+    if args.xp_command == "list":
+        for number, title, status in xp.list_experiments(root):
+            print(f"{number}\t{title}\t{status}")
+        return 0
+    if args.xp_command == "new":
+        folder = xp.new(args.number, args.template, root)
+        print(f"pyfn: created {folder}/experiment.toml and {xp.script_path(folder)}; edit the recipe, then "
+              f"`pyfn xp run {args.number}`", file=sys.stderr)
+        return 0
+    folder = xp.folder_of(args.number, root)
+    if args.xp_command == "run":
+        done = xp.run(folder, main, step=args.step, system=args.system,
+                      predictions=Path(args.predictions) if args.predictions else None,
+                      log=lambda line: print(line, file=sys.stderr))
+        print(f"pyfn xp: ran {len(done)} steps of {folder}", file=sys.stderr)
+        if (folder / "manifest.json").is_file():  # a recorded result: compare, never overwrite
+            return _verify(argparse.Namespace(folder=str(folder), rerun=False))
+    manifest = xp.report(folder)
+    print(f"pyfn xp: wrote {folder}/README.md, manifest.json, report.html ({len(manifest['outputs'])} outputs hashed, "
+          f"{len(manifest['scores'])} systems scored)", file=sys.stderr)
+    return 0
+
+
+def _add_verify(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "verify",
+        help="check an experiment against its manifest (--rerun: regenerate and compare byte for byte)",
+        description=(
+            "Without --rerun, re-hash the recipe, the FrameNet source and every output of the experiment and compare "
+            "the installed versions of Python, pyfn and its dependencies with manifest.json. With --rerun, run every "
+            "pyfn step again in a temporary copy and compare every output and score. Drift is printed as a diff; "
+            "exit 1 when there is any."
+        ),
+        epilog=EPILOG,
+    )
+    p.add_argument("folder", help="experiments/xp_NNN")
+    p.add_argument("--rerun", action="store_true", help="regenerate in a temporary folder and compare")
+    p.set_defaults(func=_verify)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from pyfn.xp.verify import check, rerun  # noqa: PLC0415
+
+    folder = Path(args.folder)
+    drift = rerun(folder, main, log=lambda line: print(line, file=sys.stderr)) if args.rerun else check(folder)
+    for line in drift:
+        print(line)
+    if drift:
+        print(f"pyfn verify: {folder} does NOT verify ({sum(not l.startswith('  ') for l in drift)} differences)",
+              file=sys.stderr)
+        return 1
+    print(f"pyfn verify: {folder} verifies{' (rerun byte for byte)' if args.rerun else ''}", file=sys.stderr)
+    return 0
+
+
+def _add_baseline(sub: argparse._SubParsersAction) -> None:
+    from pyfn.baselines.command import add_parser  # noqa: PLC0415
+
+    add_parser(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``pyfn`` argument parser with one sub-command per verb."""
     parser = argparse.ArgumentParser(
@@ -518,6 +631,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_preprocess(sub)
     _add_score(sub)
     _add_compare(sub)
+    _add_xp(sub)
+    _add_verify(sub)
+    # _add_baseline(sub)  (wired when pyfn.baselines lands)
     return parser
 
 

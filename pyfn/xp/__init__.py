@@ -1,0 +1,1 @@
+"""Numbered, verifiable experiments: recipes, steps, manifests, reports and verification."""

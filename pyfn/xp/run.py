@@ -1,0 +1,182 @@
+"""``pyfn xp run``: execute an experiment's steps (all, or one by name) and its scaffolding commands."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from pyfn.errors import PyfnError, UsageError
+from pyfn.manifest import read_manifest
+from pyfn.resources import resource_path
+from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
+from pyfn.xp.steps import Layout, Step, score_steps, script, steps
+
+DEFAULT_ROOT = Path("experiments")
+
+
+def folder_of(number: str, root: Path = DEFAULT_ROOT) -> Path:
+    """``experiments/xp_NNN`` for ``NNN`` (digits, zero-padded to three)."""
+    if not number.isdigit():
+        raise UsageError(f"experiment number {number!r} must be digits, e.g. 001")
+    return Path(root) / f"xp_{int(number):03d}"
+
+
+def script_path(folder: Path) -> Path:
+    """``scripts/xp_NNN.sh`` beside the experiments root."""
+    return folder.parent.parent / "scripts" / f"{folder.name}.sh"
+
+
+def templates() -> dict[str, Path]:
+    """The recipe templates shipped with pyfn, by name."""
+    directory = resource_path("xp_templates")
+    return {p.stem: p for p in sorted(directory.glob("*.toml"))}
+
+
+def new(number: str, template: str, root: Path = DEFAULT_ROOT) -> Path:
+    """Create ``experiments/xp_NNN/experiment.toml`` from ``template`` and its script."""
+    known = templates()
+    if template not in known:
+        raise UsageError(f"unknown template {template!r} (known: {', '.join(known)})")
+    folder = folder_of(number, root)
+    if (folder / RECIPE).exists():
+        raise PyfnError(f"{folder / RECIPE} exists already; pick another number")
+    folder.mkdir(parents=True, exist_ok=True)
+    text = known[template].read_text(encoding="utf-8").replace('number = "NNN"', f'number = "{int(number):03d}"')
+    (folder / RECIPE).write_text(text, encoding="utf-8")
+    (folder / ".gitignore").write_text("work/\n", encoding="utf-8")
+    write_script(load_recipe(folder), folder)
+    return folder
+
+
+def write_script(recipe: Recipe, folder: Path) -> Path:
+    """(Re)write ``scripts/xp_NNN.sh`` from the recipe."""
+    path = script_path(folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(script(recipe, Layout(folder)), encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def list_experiments(root: Path = DEFAULT_ROOT) -> list[tuple[str, str, str]]:
+    """``(number, title, status)`` of every experiment under ``root``."""
+    out = []
+    for folder in sorted(Path(root).glob("xp_*")):
+        if not (folder / RECIPE).is_file():
+            continue
+        try:
+            recipe = load_recipe(folder)
+        except PyfnError as exc:
+            out.append((folder.name[3:], "?", f"bad recipe: {exc}"))
+            continue
+        manifest = read_manifest(folder)
+        status = "not run" if manifest is None else f"run, {len(manifest.get('scores', {}))} systems scored"
+        out.append((recipe.number, recipe.title, status))
+    return out
+
+
+def _expand(argv: Sequence[str]) -> list[str]:
+    return [expand(a) if "${" in a else a for a in argv]
+
+
+def execute(step: Step, number: str, main: Callable[[list[str]], int]) -> None:
+    """Run one step; an error names the step and how to go on."""
+    if step.argv:
+        code = main(_expand(step.argv))
+        if code:
+            raise PyfnError(f"step {step.name} failed (exit {code}); fix it and rerun `pyfn xp run {number} --step {step.name}`")
+        return
+    system = step.system
+    assert system is not None and system.home is not None
+    if not os.environ.get(system.home):
+        raise PyfnError(
+            f"step {step.name}: {system.home} is not set; install {system.name} ({system.install or 'see its README'}) "
+            f"and set {system.home}. The pyfn steps run on their own: once you have its predictions, "
+            f"`pyfn xp run {number} --step score --system {system.name} --predictions DIR`"
+        )
+    for line in step.shell[1:]:
+        proc = subprocess.run(["bash", "-euo", "pipefail", "-c", line], check=False)
+        if proc.returncode:
+            raise PyfnError(f"step {step.name}: `{line}` failed (exit {proc.returncode})")
+
+
+def _check_release(recipe: Recipe, layout: Layout) -> None:
+    manifest = read_manifest(layout.data)
+    if manifest is None or not recipe.fingerprint:
+        return
+    found = manifest["release"]["fingerprint"]
+    if found != recipe.fingerprint:
+        raise PyfnError(
+            f"{layout.data}: the FrameNet release read ({recipe.source}) has fingerprint {found[:16]}..., the recipe "
+            f"requires {recipe.fingerprint[:16]}...: not the release this experiment was defined on"
+        )
+
+
+def _import_predictions(recipe: Recipe, layout: Layout, system_name: str, predictions: Path) -> list[Step]:
+    """Steps that bring supplied predictions of one system into the experiment before scoring it."""
+    systems = {s.name: s for s in recipe.systems}
+    if system_name not in systems:
+        raise UsageError(f"--system {system_name!r}: not a system of experiment {recipe.number} "
+                         f"({', '.join(systems) or 'none'})")
+    system = systems[system_name]
+    if not predictions.is_dir():
+        raise PyfnError(f"--predictions {predictions}: not a directory")
+    output = layout.folder / system.output if system.external else layout.system(system)
+    if output.resolve() != predictions.resolve():
+        if output.exists():
+            shutil.rmtree(output)
+        shutil.copytree(predictions, output)
+    imports = [s for s in steps(recipe, layout) if s.name == f"import:{system_name}"]
+    return imports + score_steps(recipe, layout, only=system_name)
+
+
+def run(
+    folder: Path, main: Callable[[list[str]], int], step: str | None = None, system: str | None = None,
+    predictions: Path | None = None, log: Callable[[str], None] = lambda line: None,
+) -> list[str]:
+    """Run every step of the experiment in ``folder`` (or those named ``step`` / starting ``step:``).
+
+    With ``predictions`` (and ``system``), the predictions are copied into the
+    experiment and only that system's import and score steps run.
+    """
+    recipe = load_recipe(folder)
+    layout = Layout(folder)
+    if predictions is not None:
+        if system is None:
+            raise UsageError("--predictions needs --system NAME")
+        selected = _import_predictions(recipe, layout, system, Path(predictions))
+    else:
+        selected = [s for s in steps(recipe, layout)
+                    if step is None or s.name == step or s.name.startswith(f"{step}:")]
+        if system is not None:
+            selected = [s for s in selected if s.system is None or s.system.name == system]
+        if not selected:
+            names = sorted({s.name.split(":")[0] for s in steps(recipe, layout)})
+            raise UsageError(f"no step {step!r} in experiment {recipe.number} (steps: {', '.join(names)})")
+    done = []
+    for current in selected:
+        log(f"pyfn xp: step {current.name}")
+        execute(current, recipe.number, main)
+        if current.name == "data":
+            _check_release(recipe, layout)
+        done.append(current.name)
+    return done
+
+
+def report(folder: Path) -> dict:
+    """Write the experiment's ``manifest.json`` (last), ``README.md``, ``report.html`` and script."""
+    from pyfn.fileio import write_text  # noqa: PLC0415
+    from pyfn.manifest import write_manifest  # noqa: PLC0415
+    from pyfn.xp import record  # noqa: PLC0415
+    from pyfn.xp.report import page, readme  # noqa: PLC0415
+
+    recipe = load_recipe(folder)
+    layout = Layout(folder)
+    manifest = record.build(recipe, layout)
+    write_script(recipe, folder)
+    write_text(folder / "README.md", readme(recipe, layout, manifest))
+    write_text(folder / "report.html", page(recipe, layout, manifest))
+    write_manifest(folder, manifest)
+    return manifest

@@ -1,0 +1,163 @@
+"""The steps of an experiment as exact commands: ``pyfn`` commands, and the shell commands of external parsers.
+
+The same list drives ``pyfn xp run``, the shell script ``scripts/xp_NNN.sh``
+and the commands printed in the experiment's README, so the three never
+disagree. Paths are relative to the repository root (the parent of
+``experiments/``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyfn.xp.recipe import Recipe, System
+
+EVAL_SPLITS = ("dev", "test")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where an experiment's files go: ``work/`` holds everything generated but the report."""
+
+    folder: Path
+
+    @property
+    def work(self) -> Path:
+        return self.folder / "work"
+
+    @property
+    def data(self) -> Path:
+        return self.work / "data"
+
+    @property
+    def lexicon(self) -> Path:
+        return self.work / "lexicon"
+
+    @property
+    def scores(self) -> Path:
+        return self.work / "scores"
+
+    def system(self, system: System) -> Path:
+        """Where a system's SemEval predictions are (an external parser writing SemEval XML: its output)."""
+        if system.external and system.predictions == "semeval":
+            return self.folder / system.output
+        return self.work / "systems" / system.name
+
+    def score_file(self, system: System, split: str, mode: str) -> Path:
+        return self.scores / f"{system.name}.{split}.{mode}.json"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: ``pyfn`` arguments (``argv``) or shell lines (``shell``, an external parser's)."""
+
+    name: str
+    argv: tuple[str, ...] = ()
+    shell: tuple[str, ...] = ()
+    system: System | None = None
+
+    def lines(self) -> list[str]:
+        """The step as shell lines (what the script runs and the README shows)."""
+        if self.shell:
+            return list(self.shell)
+        return [" ".join(["pyfn", *(_quote(a) for a in self.argv)])]
+
+
+def _quote(arg: str) -> str:
+    """Shell quoting that keeps ``${VAR:-default}`` expandable."""
+    return f'"{arg}"' if "${" in arg else shlex.quote(arg)
+
+
+def _build_args(recipe: Recipe) -> list[str]:
+    args: list[str] = []
+    if recipe.exemplars:
+        args.append("--with-exemplars")
+    if recipe.exclude_frames:
+        args += ["--exclude-frames", *(str(i) for i in recipe.exclude_frames)]
+    if recipe.filters:
+        args += ["--filter", *recipe.filters]
+    if recipe.split != "standard":
+        args += ["--split", recipe.split, "--seed", str(recipe.seed)]
+        if recipe.split == "kfold":
+            args += ["--folds", str(recipe.folds), "--fold", str(recipe.fold)]
+    return args
+
+
+def _substitute(line: str, layout: Layout, system: System) -> str:
+    return (line.replace("{data}", str(layout.data)).replace("{work}", str(layout.work))
+            .replace("{output}", str(layout.folder / system.output)))
+
+
+def steps(recipe: Recipe, layout: Layout) -> list[Step]:
+    """Every step of ``recipe``, in order."""
+    convert = ["convert", "--source", recipe.source, "--target", str(layout.data), "--to", *recipe.formats,
+               *_build_args(recipe)]
+    if recipe.preprocess:
+        convert += ["--preprocess", recipe.preprocess] + (["--model", recipe.model] if recipe.model else [])
+    out = [
+        Step("data", tuple([*convert, "--quiet"])),
+        Step("lexicon", ("generate", "--source", recipe.source, "--target", str(layout.lexicon), *_build_args(recipe),
+                         "--quiet")),
+    ]
+    for system in recipe.systems:
+        if not system.external:
+            out.append(Step(f"system:{system.name}", (
+                "baseline", system.baseline or "", "--data", str(layout.data), "--lexicon", str(layout.lexicon),
+                "--target", str(layout.system(system)), "--splits", *EVAL_SPLITS, "--quiet"), system=system))
+            continue
+        home = f'"${{{system.home}:?set {system.home} to an installed {system.name} ({system.install or "see its README"})}}"'
+        guard = f": {home}"
+        out.append(Step(f"train:{system.name}", shell=(guard, *(_substitute(c, layout, system) for c in system.train)),
+                        system=system))
+        out.append(Step(f"decode:{system.name}", shell=(guard, *(_substitute(c, layout, system) for c in system.decode)),
+                        system=system))
+        if system.predictions != "semeval":
+            out.append(Step(f"import:{system.name}", (
+                "convert", "--from", system.predictions, "--to", "semeval", "--source", str(layout.folder / system.output),
+                "--target", str(layout.system(system)), "--gold", str(layout.data), "--splits", *EVAL_SPLITS, "--quiet"),
+                system=system))
+    out += score_steps(recipe, layout)
+    return out
+
+
+def score_steps(recipe: Recipe, layout: Layout, only: str | None = None) -> list[Step]:
+    """One ``pyfn score`` per system, split and mode (``only``: one system's)."""
+    out = []
+    for system in recipe.systems:
+        if only is not None and system.name != only:
+            continue
+        for split in recipe.score_splits:
+            for mode in system.modes:
+                argv = ["score", "--mode", mode, "--gold", str(layout.data / f"{split}.gold.xml"),
+                        "--pred", str(layout.system(system) / f"{split}.predicted.xml")]
+                if mode == "frameid":
+                    argv += ["--lu-frames", str(layout.lexicon / "lu_frames.tsv")]
+                else:
+                    argv += ["--frames", str(layout.lexicon / "frames.xml"),
+                             "--relations", str(layout.lexicon / "frRelations.xml")]
+                argv += ["--json", "--output", str(layout.score_file(system, split, mode))]
+                out.append(Step(f"score:{system.name}:{split}:{mode}", tuple(argv), system=system))
+    return out
+
+
+def script(recipe: Recipe, layout: Layout) -> str:
+    """``scripts/xp_NNN.sh``: the whole experiment from a fresh clone, every command visible."""
+    lines = [
+        "#!/usr/bin/env bash",
+        f"# Experiment {recipe.number}: {recipe.title}",
+        "# Generated by `pyfn xp new` / `pyfn xp report` from experiments/xp_"
+        f"{recipe.number}/experiment.toml; run from the repository root.",
+        "set -euo pipefail",
+        'cd "$(dirname "$0")/.."',
+        'command -v pyfn >/dev/null || python -m pip install -e .',
+        "",
+    ]
+    for step in steps(recipe, layout):
+        lines.append(f"# step {step.name}")
+        lines += step.lines()
+    lines += ["", "# compare this run with the recorded one (or, on a first run, record it)",
+              f"if [ -f {layout.folder}/manifest.json ]; then pyfn verify {layout.folder}; "
+              f"else pyfn xp report {recipe.number}; fi"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,184 @@
+"""Numbered experiments: recipes, steps, scripts, runs, external parsers, reports and verification (bundled sample)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pyfn.cli import main
+from pyfn.errors import PyfnError, UsageError
+from pyfn.xp import run as xp
+from pyfn.xp.recipe import expand, load_recipe
+from pyfn.xp.steps import Layout, steps
+from pyfn.xp.verify import check, rerun
+
+RECIPE = '''
+[experiment]
+number = "{number}"
+title = "Test experiment"
+purpose = "Checks the experiment machinery."
+
+[framenet]
+version = "1.5-sample"
+source = "${{PYFN_TEST_SOURCE:-sample}}"
+fingerprint = "{fingerprint}"
+
+[data]
+split = "standard"
+formats = ["jsonl", "semafor", "semeval"]
+
+[preprocess]
+tool = "none"
+
+{systems}
+
+[scoring]
+splits = ["test"]
+'''
+
+EXTERNAL = '''
+[[system]]
+name = "ext"
+task = "full"
+home = "PYFN_TEST_PARSER_HOME"
+install = "nothing to install"
+train = ["echo training > {output}/trained"]
+decode = ["cp {data}/test.gold.xml {output}/test.predicted.xml"]
+predictions = "semeval"
+output = "work/ext_out"
+'''
+
+
+def _make(root: Path, number: str = "003", systems: str = "", fingerprint: str = "") -> Path:
+    folder = root / f"xp_{number}"
+    folder.mkdir(parents=True)
+    (folder / "experiment.toml").write_text(RECIPE.format(number=number, systems=systems, fingerprint=fingerprint))
+    return folder
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PYFN_TEST_PARSER_HOME", raising=False)
+    monkeypatch.delenv("PYFN_TEST_SOURCE", raising=False)
+    return Path("experiments")
+
+
+def test_expand_like_a_shell(monkeypatch):
+    monkeypatch.setenv("PYFN_X", "/data/fn.zip")
+    assert expand("${PYFN_X:-a.zip}") == "/data/fn.zip"
+    monkeypatch.delenv("PYFN_X")
+    assert expand("${PYFN_X:-a.zip}") == "a.zip"
+    with pytest.raises(PyfnError, match="environment variable PYFN_X is not set"):
+        expand("${PYFN_X}")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("split = \"standard\"", "split = \"weird\""), "split must be one of standard, random, kfold"),
+        (("version = \"1.5-sample\"", ""), "missing key 'version'"),
+        (("formats = [", "formats = 3\nx = ["), "'formats' must be list"),
+    ],
+)
+def test_bad_recipes_name_file_and_key(root, edit, message):
+    folder = _make(root)
+    path = folder / "experiment.toml"
+    path.write_text(path.read_text().replace(*edit, 1))
+    with pytest.raises(PyfnError, match=message):
+        load_recipe(folder)
+
+
+def test_external_output_must_stay_in_the_experiment(root):
+    folder = _make(root, systems=EXTERNAL.replace('output = "work/ext_out"', 'output = "../../elsewhere"'))
+    with pytest.raises(PyfnError, match="outside the experiment folder"):
+        load_recipe(folder)
+
+
+def test_new_list_and_script(root):
+    folder = xp.new("12", "fn15-baselines", root)
+    assert folder == root / "xp_012" and (folder / ".gitignore").read_text() == "work/\n"
+    script = Path("scripts/xp_012.sh").read_text()
+    assert "pyfn convert --source \"${PYFN_FN15:-../shared/data/fndata-1.5.zip}\"" in script
+    assert "pyfn baseline frameid-mff --data experiments/xp_012/work/data" in script
+    assert "pyfn score --mode frameid" in script and "set -euo pipefail" in script
+    recipe = load_recipe(folder)
+    assert [line for s in steps(recipe, Layout(folder)) for line in s.lines()] == [
+        line for line in script.splitlines() if line.startswith("pyfn ")
+    ][: sum(len(s.lines()) for s in steps(recipe, Layout(folder)))]
+    assert xp.list_experiments(root) == [("012", recipe.title, "not run")]
+    with pytest.raises(PyfnError, match="exists already"):
+        xp.new("12", "fn15-baselines", root)
+    with pytest.raises(UsageError, match="unknown template"):
+        xp.new("13", "nope", root)
+
+
+def test_external_parser_stops_with_instructions_then_predictions_are_scored(root, tmp_path):
+    folder = _make(root, systems=EXTERNAL)
+    with pytest.raises(PyfnError, match=r"step train:ext: PYFN_TEST_PARSER_HOME is not set; install ext \(nothing "
+                       r"to install\).*--step score --system ext --predictions DIR"):
+        xp.run(folder, main)
+    layout = Layout(folder)
+    assert (layout.data / "test.gold.xml").is_file() and (layout.lexicon / "lu_frames.tsv").is_file()
+    predictions = tmp_path / "preds"
+    predictions.mkdir()
+    shutil.copy(layout.data / "test.gold.xml", predictions / "test.predicted.xml")
+    done = xp.run(folder, main, step="score", system="ext", predictions=predictions)
+    assert done == ["score:ext:test:semeval", "score:ext:test:frameid", "score:ext:test:argsonly"]
+    manifest = xp.report(folder)
+    scores = manifest["scores"]["ext"]["test"]
+    assert scores["frameid"]["total"]["accuracy"] == 1.0
+    assert scores["semeval"]["f1"] > 0.99 and scores["argsonly"]["f1"] > 0.99
+    readme = (folder / "README.md").read_text()
+    assert "| ext | test | frameid |" in readme and "PYFN_TEST_PARSER_HOME" in readme
+    assert "fn:1.5-sample\\|split:sample" in readme
+    assert "<svg" in (folder / "report.html").read_text()
+
+
+def test_external_parser_runs_when_installed(root, monkeypatch):
+    monkeypatch.setenv("PYFN_TEST_PARSER_HOME", "/usr")
+    folder = _make(root, systems=EXTERNAL)
+    (folder / "work" / "ext_out").mkdir(parents=True)
+    xp.run(folder, main)
+    assert (folder / "work" / "ext_out" / "trained").read_text() == "training\n"
+    assert xp.report(folder)["scores"]["ext"]["test"]["frameid"]["total"]["accuracy"] == 1.0
+
+
+def test_release_fingerprint_is_enforced(root):
+    folder = _make(root, fingerprint="0" * 64)
+    with pytest.raises(PyfnError, match="not the release this experiment was defined on"):
+        xp.run(folder, main, step="data")
+
+
+def test_verify_detects_drift_and_rerun_reproduces(root, monkeypatch, capsys):
+    folder = _make(root)
+    assert main(["xp", "run", "3"]) == 0
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["data"]["splits"]["test"]["annotation_sets"] == 101
+    assert manifest["versions"]["pyfn"] and manifest["versions"]["python"]
+    assert "work/data/test.gold.xml" in manifest["outputs"]
+    assert check(folder) == []
+    assert rerun(folder, main) == []
+    assert main(["verify", str(folder)]) == 0
+    # a second run compares with the recorded manifest instead of overwriting it
+    assert main(["xp", "run", "3"]) == 0
+    (folder / "work" / "data" / "test.frames").write_text("changed\n")
+    assert main(["verify", str(folder)]) == 1
+    out = capsys.readouterr().out
+    assert "output work/data/test.frames:\n  - manifest: " in out
+    (folder / "experiment.toml").write_text((folder / "experiment.toml").read_text().replace("semafor", "bios"))
+    drift = check(folder)
+    assert drift[:1] == ["recipe experiment.toml:"]
+    monkeypatch.setattr("pyfn.xp.record.versions", lambda: {**manifest["versions"], "lxml": "0.0"})
+    assert any(line.startswith("version of lxml") for line in check(folder))
+
+
+def test_unknown_step_and_unrun_verify(root):
+    folder = _make(root)
+    with pytest.raises(UsageError, match="no step 'bake'.*steps: data, lexicon"):
+        xp.run(folder, main, step="bake")
+    with pytest.raises(PyfnError, match="has not been run"):
+        check(folder)
