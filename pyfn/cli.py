@@ -378,6 +378,10 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", default="semeval", choices=["semeval", "frames", "argsonly", "frameid"])
     p.add_argument("--exact", action="store_true", help="no partial credit (the script's -e)")
     p.add_argument("--corrected", action="store_true", help="documented fixes instead of the original's behaviour")
+    p.add_argument("--span-match", default="exact", choices=["exact", "overlap", "head"],
+                   help="FE spans: exact (default, the script's), overlap (shared tokens over the longer span, "
+                   "Kim et al. 2010) or head (same head token; needs --parse)")
+    p.add_argument("--parse", help="CoNLL-U/CoNLL-X parse of the gold sentences, block k = sentence k (--span-match head)")
     _add_lexicon_options(p)
     p.add_argument("--lu-frames", help="lu_frames.tsv of `pyfn generate` (train-only lexicon), for --mode frameid")
     p.add_argument("--per-sentence", action="store_true", help="also print points per sentence")
@@ -397,7 +401,8 @@ def _score(args: argparse.Namespace) -> int:
         return _score_frameid(args)
     lexicon, rel = _scorer_lexicon(args)
     result = score(Path(args.gold), Path(args.pred), lexicon=lexicon, mode=args.mode, exact=args.exact,
-                   corrected=args.corrected, strict=args.strict)
+                   corrected=args.corrected, strict=args.strict, span_match=args.span_match,
+                   parses=_heads(Path(args.parse)) if args.parse else None)
     signature = score_signature(result.variant, Path(args.gold), rel)
     if args.json or args.output:
         out = {
@@ -416,6 +421,19 @@ def _score(args: argparse.Namespace) -> int:
     for reason, n in {**result.skip_counts(), **result.problem_counts()}.items():
         print(f"pyfn: warning: {n} {reason}", file=sys.stderr)
     return 0
+
+
+def _heads(path: Path) -> list[list[int]]:
+    """The HEAD column of every block of a CoNLL file (a block without heads is an error naming it)."""
+    from pyfn.errors import ProblemLog  # noqa: PLC0415
+    from pyfn.formats.conll import read_conll  # noqa: PLC0415
+
+    out = []
+    for number, anns, _ in read_conll(path, log=ProblemLog(strict=True)):
+        if any(a.head is None for a in anns):
+            raise PyfnError(f"{path}: sentence {number} has no dependency heads")
+        out.append([a.head for a in anns])
+    return out
 
 
 def _emit_json(obj: dict, args: argparse.Namespace) -> int:

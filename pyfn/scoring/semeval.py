@@ -41,6 +41,18 @@ gold and predicted frames of one target, and gold and predicted FE labels of
 one span, are paired to maximise the total credit (an optimal assignment)
 instead of greedily. Everything else is as in the faithful mode.
 
+``span_match`` (approximate argument matching, after the keyphrase-evaluation
+criteria of Kim et al. 2010): ``exact`` (default, the script's) credits an FE
+label only on the identical span; ``overlap`` credits a gold and a predicted FE
+label whose whitespace-token spans overlap by the shared tokens over the longer
+span's length (R-precision generalised); ``head`` credits them fully when the
+spans' head tokens are the same token, given a dependency parse of the gold
+sentences (``parses``: one head list per gold sentence, 1-based, 0 = root; the
+head of a span is its first token whose head lies outside the span). In both
+approximate modes the label credit (same FE, or related through frame relations)
+is multiplied by the span factor and gold and predicted labels of a target are
+paired one to one to maximise the total; frame points are unchanged.
+
 Inputs are SemEval XML files (read with :func:`pyfn.formats.semeval.read`;
 sentence *i* is the *i*-th ``sentence`` element of the file) or annotation sets
 in memory (sentences in :class:`~pyfn.formats.base.SentenceTable` order, sets in
@@ -63,10 +75,11 @@ from lxml import etree
 from pyfn.errors import Problem, ProblemLog, PyfnError, UsageError
 from pyfn.formats import semeval as semeval_xml
 from pyfn.formats.base import SentenceTable, ordered, sentence_string
-from pyfn.model import AnnotationSet, Sentence
+from pyfn.model import AnnotationSet, Sentence, tokens
 from pyfn.scoring.relations import FE, ScorerLexicon
 
 MODES = ("semeval", "frames", "argsonly")
+SPAN_MATCHES = ("exact", "overlap", "head")
 LINK_WEIGHT = 0.8
 """Share of the points kept per relation crossed."""
 _POINTS = {"semeval": (1.0, 1.0, 0.5), "frames": (1.0, 0.0, 0.0), "argsonly": (0.0, 1.0, 0.5)}
@@ -106,6 +119,7 @@ class Score:
     exact: bool
     corrected: bool
     per_sentence: tuple[SentenceScore, ...] = ()
+    span_match: str = "exact"
     skipped: tuple[Skip, ...] = ()
     problems: tuple[Problem, ...] = ()
 
@@ -127,8 +141,11 @@ class Score:
 
     @property
     def variant(self) -> str:
-        """``mode|exact-or-partial|faithful-or-corrected``, for score signatures."""
-        return "|".join((self.mode, "exact" if self.exact else "partial", "corrected" if self.corrected else "faithful"))
+        """``mode|exact-or-partial|faithful-or-corrected[|span:overlap-or-head]``, for score signatures."""
+        parts = [self.mode, "exact" if self.exact else "partial", "corrected" if self.corrected else "faithful"]
+        if self.span_match != "exact":
+            parts.append(f"span:{self.span_match}")
+        return "|".join(parts)
 
     def problem_counts(self) -> dict[str, int]:
         """Problems by reason (``gold:…`` / ``pred:…``), sorted."""
@@ -232,12 +249,13 @@ class _Builder:
 
 
 class _Matcher:
-    """Credit of predicted frames and FEs against gold ones."""
+    """Credit of predicted frames and FEs against gold ones; ``span`` scores two FE spans (None: exact)."""
 
     def __init__(self, lexicon: ScorerLexicon, exact: bool, corrected: bool) -> None:
         self.lexicon = lexicon
         self.exact = exact
         self.corrected = corrected
+        self.span: SpanFactor | None = None
 
     def frame_link(self, gold: str, pred: str) -> tuple[int, int] | None:
         if gold == pred:
@@ -272,6 +290,8 @@ class _Matcher:
         if gold is None or pred is None:
             return 0.0
         fr_dist, fr_paths = frame_link
+        if self.span is not None:
+            return self._approximate(gold, pred, frame_link)
         total = 0.0
         for span, gold_labels in gold.items():
             pred_labels = pred.get(span)
@@ -287,6 +307,29 @@ class _Matcher:
 
             total += self._pair(gold_labels, pred_labels, self.fe_link, credit)
         return total
+
+    def _approximate(
+        self, gold: Mapping[Pieces, Mapping[FE, float]], pred: Mapping[Pieces, Mapping[FE, float]],
+        frame_link: tuple[int, int],
+    ) -> float:
+        """Labels of any spans paired one to one, each pair's credit times its span factor."""
+        assert self.span is not None
+        fr_dist, fr_paths = frame_link
+        golds = sorted((span, fe) for span, labels in gold.items() for fe in labels)
+        preds = sorted((span, fe) for span, labels in pred.items() for fe in labels)
+        weights: list[list[float | None]] = []
+        for gspan, gfe in golds:
+            row: list[float | None] = []
+            for sspan, sfe in preds:
+                link = self.fe_link(gfe, sfe)
+                factor = self.span(gspan, sspan) if link is not None and link[0] == fr_dist else 0.0
+                if not factor:
+                    row.append(None)
+                    continue
+                label = 1.0 if gfe == sfe else min(1.0, link[1] / fr_paths)
+                row.append(pred[sspan][sfe] * LINK_WEIGHT ** link[0] * label * factor)
+            weights.append(row)
+        return max_assignment(weights)
 
     def _pair(self, gold, pred, link, credit) -> float:  # type: ignore[no-untyped-def]
         """Total credit of the gold/pred pairs: greedy as the script (faithful) or optimal (corrected)."""
@@ -361,6 +404,36 @@ def max_assignment(weights: Sequence[Sequence[float | None]]) -> float:
             owner[col0] = owner[col1]
             col0 = col1
     return sum(weights[owner[c] - 1][c - 1] or 0.0 for c in range(1, cols + 1) if owner[c])
+
+
+# --------------------------------------------------------------------------- approximate span matching
+
+
+class SpanFactor:
+    """How much of an FE's credit two spans of one sentence earn: token overlap or head match."""
+
+    def __init__(self, match: str, text: str, heads: Sequence[int] | None) -> None:
+        self.match = match
+        self.tokens = tokens(text)
+        self.heads = heads
+
+    def _indices(self, pieces: Pieces) -> frozenset[int]:
+        return frozenset(t.index for t in self.tokens for start, end in pieces if t.start <= end and t.end >= start)
+
+    def _head(self, indices: frozenset[int]) -> int | None:
+        assert self.heads is not None
+        for i in sorted(indices):
+            if self.heads[i] - 1 not in indices:
+                return i
+        return min(indices) if indices else None
+
+    def __call__(self, gold: Pieces, pred: Pieces) -> float:
+        g, p = self._indices(gold), self._indices(pred)
+        if not g or not p:
+            return 1.0 if gold == pred else 0.0
+        if self.match == "overlap":
+            return len(g & p) / max(len(g), len(p))
+        return 1.0 if self._head(g) == self._head(p) else 0.0
 
 
 # --------------------------------------------------------------------------- inputs
@@ -468,21 +541,31 @@ def score(
     exact: bool = False,
     corrected: bool = False,
     strict: bool = False,
+    span_match: str = "exact",
+    parses: Sequence[Sequence[int]] | None = None,
 ) -> Score:
     """Score ``pred`` against ``gold`` as the SemEval-2007 Perl scorer does (see the module docstring).
 
     Files are SemEval XML paths; sequences are annotation sets in memory.
     ``strict`` raises :class:`PyfnError` at the first malformed or unplaceable
-    set instead of skipping and reporting it.
+    set instead of skipping and reporting it. ``span_match`` ``overlap`` or
+    ``head`` gives partial credit to overlapping FE spans (``head`` needs
+    ``parses``: per gold sentence, the 1-based head of each whitespace token).
     """
     if mode not in MODES:
         raise UsageError(f"unknown scoring mode {mode!r} (known: {', '.join(MODES)})")
+    if span_match not in SPAN_MATCHES:
+        raise UsageError(f"unknown span match {span_match!r} (known: {', '.join(SPAN_MATCHES)})")
+    if span_match == "head" and parses is None:
+        raise UsageError("span match 'head' needs a dependency parse of the gold sentences (--parse FILE)")
     log = ProblemLog(strict=strict)
     gold_doc = _read_file(Path(gold), "gold", log) if isinstance(gold, (str, Path)) else _gold_sets(gold)
     if isinstance(pred, (str, Path)):
         pred_doc = _read_file(Path(pred), "pred", log)
     else:
         pred_doc = _pred_sets(pred, gold_doc, log)
+    if parses is not None:
+        _check_parses(parses, gold_doc)
     builder = _Builder(lexicon, mode, corrected)
     matcher = _Matcher(lexicon, exact, corrected)
     per_sentence: list[SentenceScore] = []
@@ -503,6 +586,8 @@ def score(
             continue
         pred_sets = _valid(pred_doc.sets[index], pred_text, "pred", f"predicted sentence {index}", log)
         pred_features = builder.features(pred_sets, "pred", f"predicted sentence {index}", log)
+        if span_match != "exact":
+            matcher.span = SpanFactor(span_match, gold_text or "", parses[index] if parses is not None else None)
         per_sentence.append(
             SentenceScore(index, matcher.sentence(gold_features, pred_features), gold_points, pred_features.points())
         )
@@ -518,5 +603,17 @@ def score(
         per_sentence=tuple(per_sentence),
         skipped=tuple(skipped),
         problems=tuple(log.problems),
+        span_match=span_match,
     )
+
+
+def _check_parses(parses: Sequence[Sequence[int]], gold: _Doc) -> None:
+    """One head list per gold sentence, one head per whitespace token, or an error naming the sentence."""
+    if len(parses) != len(gold.texts):
+        raise PyfnError(f"the parse has {len(parses)} sentences, the gold file {len(gold.texts)}")
+    for index, (heads, text) in enumerate(zip(parses, gold.texts)):
+        n = len(tokens(text or ""))
+        if len(heads) != n or any(h is None or not 0 <= h <= n for h in heads):
+            raise PyfnError(f"gold sentence {index}: the parse has {len(heads)} heads for {n} tokens "
+                            "(or a head out of range); parse and gold do not align")
 
