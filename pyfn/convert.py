@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -22,7 +23,13 @@ from pyfn.manifest import MANIFEST, data_signature, fingerprint, write_manifest
 from pyfn.preprocess.directory import Progress, manifest_record, no_progress, preprocess_splits
 from pyfn.preprocess.runner import PreprocessOptions
 from pyfn.splits.builder import DEDUP_RULE, BuildOptions, BuildResult, build_splits
-from pyfn.splits.definitions import SplitDefinition, kfold_splits, random_split, standard_split
+from pyfn.splits.definitions import (
+    SplitDefinition,
+    balanced_random_split,
+    kfold_splits,
+    random_split,
+    standard_split,
+)
 from pyfn.splits.filters import FILTERS
 
 @dataclass(frozen=True)
@@ -35,18 +42,37 @@ class SplitSpec:
     fold: int = 0
 
 
+_FRAME_SET = re.compile(rb"<annotationSet\b[^>]*\bframeName=")
+
+
+def annotation_set_counts(release: Release) -> dict[str, int]:
+    """Frame annotation sets per fulltext document (a byte count of ``annotationSet`` elements with a frame)."""
+    return {path.rsplit("/", 1)[-1]: len(_FRAME_SET.findall(release.read(path))) for path in release.list("fulltext")}
+
+
 def make_definition(release: Release, spec: SplitSpec) -> SplitDefinition:
-    """The split definition ``spec`` asks for, on ``release``'s fulltext documents."""
+    """The split definition ``spec`` asks for, on ``release``'s fulltext documents.
+
+    A random split has the standard split's number of dev and test documents,
+    drawn to come as close as possible to its annotation-set counts
+    (:func:`~pyfn.splits.definitions.balanced_random_split`).
+    """
     if spec.kind == "standard":
         return standard_split(release.version)
     docs = [p.rsplit("/", 1)[-1] for p in release.list("fulltext")]
     try:
         std = standard_split(release.version)
         n_dev, n_test = len(std.dev), len(std.test)
+        std_sizes = True
     except UsageError:
         n_dev, n_test = max(1, len(docs) // 10), max(1, len(docs) * 3 // 10)
+        std_sizes = False
     if spec.kind == "random":
-        return random_split(docs, n_dev, n_test, spec.seed)
+        if not std_sizes:
+            return random_split(docs, n_dev, n_test, spec.seed)
+        sizes = annotation_set_counts(release)
+        return balanced_random_split(sizes, n_dev, n_test, spec.seed,
+                                     sum(sizes.get(d, 0) for d in std.dev), sum(sizes.get(d, 0) for d in std.test))
     if spec.kind == "kfold":
         folds = kfold_splits(docs, spec.folds, n_dev, spec.seed)
         if not 0 <= spec.fold < len(folds):

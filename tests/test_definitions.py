@@ -34,3 +34,15 @@ def test_kfold_partitions_documents():
     assert kfold_splits(DOCS, 5, 3, seed=2)[0].test != folds[0].test
     with pytest.raises(UsageError):
         kfold_splits(DOCS, 1, 3, seed=1)
+
+
+def test_balanced_random_split_comes_close_to_the_target_sizes():
+    from pyfn.splits.definitions import balanced_random_split
+
+    sizes = {f"d{i:02d}.xml": (i * 37) % 101 + 5 for i in range(40)}
+    split = balanced_random_split(sizes, 4, 8, seed=5, target_dev=200, target_test=400)
+    assert len(split.dev) == 4 and len(split.test) == 8 and not set(split.dev) & set(split.test)
+    dev, test = sum(sizes[d] for d in split.dev), sum(sizes[d] for d in split.test)
+    assert abs(dev - 200) / 200 + abs(test - 400) / 400 < 0.05
+    assert split == balanced_random_split(dict(reversed(list(sizes.items()))), 4, 8, 5, 200, 400)
+    assert split.name == "random-seed5" and split != balanced_random_split(sizes, 4, 8, 6, 200, 400)

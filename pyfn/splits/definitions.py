@@ -62,7 +62,7 @@ def standard_split(version: str) -> SplitDefinition:
                            _read_list(folder, "test"), standard=True)
 
 
-def random_split(documents: Sequence[str], n_dev: int, n_test: int, seed: int) -> SplitDefinition:
+def random_split(documents: Sequence[str], n_dev: int, n_test: int, seed: int | str) -> SplitDefinition:
     """A seeded random document-level split with ``n_dev`` dev and ``n_test`` test documents."""
     docs = sorted(documents)
     if n_dev + n_test >= len(docs):
@@ -71,6 +71,31 @@ def random_split(documents: Sequence[str], n_dev: int, n_test: int, seed: int) -
     return SplitDefinition(
         f"random-seed{seed}", tuple(sorted(docs[n_test:n_test + n_dev])), tuple(sorted(docs[:n_test]))
     )
+
+
+CANDIDATES = 2000
+"""Random splits drawn per seed by :func:`balanced_random_split`; the closest to the target sizes is kept."""
+
+
+def balanced_random_split(
+    sizes: dict[str, int], n_dev: int, n_test: int, seed: int, target_dev: int, target_test: int,
+    candidates: int = CANDIDATES,
+) -> SplitDefinition:
+    """A seeded random split with ``n_dev``/``n_test`` documents whose annotation-set counts are as
+    close as possible to ``target_dev``/``target_test``: of ``candidates`` draws (seeds
+    ``"{seed}:{i}"``), the one with the smallest relative size difference (first drawn among equals).
+
+    ``sizes`` maps each fulltext document to its number of annotation sets.
+    """
+    best: tuple[float, SplitDefinition] | None = None
+    for i in range(candidates):
+        draw = random_split(list(sizes), n_dev, n_test, f"{seed}:{i}")  # type: ignore[arg-type]
+        dev, test = sum(sizes[d] for d in draw.dev), sum(sizes[d] for d in draw.test)
+        distance = abs(dev - target_dev) / max(target_dev, 1) + abs(test - target_test) / max(target_test, 1)
+        if best is None or distance < best[0]:
+            best = (distance, draw)
+    assert best is not None
+    return SplitDefinition(f"random-seed{seed}", best[1].dev, best[1].test)
 
 
 def kfold_splits(documents: Sequence[str], k: int, n_dev: int, seed: int) -> list[SplitDefinition]:
