@@ -626,6 +626,12 @@ def _verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_compare_runs(sub: argparse._SubParsersAction) -> None:
+    from pyfn.scoring.compare_runs_command import add_parser  # noqa: PLC0415
+
+    add_parser(sub)
+
+
 def _add_baseline(sub: argparse._SubParsersAction) -> None:
     from pyfn.baselines.command import add_parser  # noqa: PLC0415
 
@@ -649,6 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_preprocess(sub)
     _add_score(sub)
     _add_compare(sub)
+    _add_compare_runs(sub)
     _add_xp(sub)
     _add_verify(sub)
     # _add_baseline(sub)  (wired when pyfn.baselines lands)
