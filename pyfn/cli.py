@@ -560,6 +560,10 @@ def _add_xp(sub: argparse._SubParsersAction) -> None:
                      "(with --system; runs its import and score steps only)")
     report = xp.add_parser("report", help="write README.md, manifest.json, report.html and scripts/xp_NNN.sh")
     report.add_argument("number")
+    topics = xp.add_parser("topics", help="per-sentence scores of every system, as `pyfn compare-runs` reads them")
+    topics.add_argument("number")
+    topics.add_argument("--split", default="test", choices=["dev", "test"])
+    topics.add_argument("--output", required=True, help="TSV file to write")
     p.set_defaults(func=_xp)
 
 
@@ -581,6 +585,14 @@ def _xp(args: argparse.Namespace) -> int:
               f"`pyfn xp run {args.number}`", file=sys.stderr)
         return 0
     folder = xp.folder_of(args.number, root)
+    if args.xp_command == "topics":
+        from pyfn.xp.topics import topic_scores, write_tsv  # noqa: PLC0415
+
+        runs = topic_scores(folder, args.split)
+        write_tsv(runs, Path(args.output))
+        print(f"pyfn xp: {sum(map(len, runs.values())):,} per-sentence scores of {len(runs)} systems in {args.output}",
+              file=sys.stderr)
+        return 0
     if args.xp_command == "run":
         done = xp.run(folder, main, step=args.step, system=args.system,
                       predictions=Path(args.predictions) if args.predictions else None,

@@ -27,6 +27,7 @@ BASELINES = {"frameid-mff": "frameid", "frameid-logreg": "frameid", "args-deppat
 TASK_MODES = {"frameid": ("frameid",), "args": ("argsonly",), "full": ("semeval", "frameid", "argsonly")}
 """Scoring modes per task: frame identification, arguments given gold frames, full parsing."""
 SPLIT_KINDS = ("standard", "random", "kfold")
+_STUDY = re.compile(r"(random|kfold)\((?:n=(\d+)|k=(\d+)),seed=(\d+)\)")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -91,6 +92,8 @@ class Recipe:
     model: str | None = None
     systems: tuple[System, ...] = ()
     score_splits: tuple[str, ...] = ("test",)
+    study: tuple[str, int, int] | None = None
+    """``(random|kfold, n or k, seed)`` for a ranking-stability study over drawn splits."""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -150,8 +153,16 @@ def load_recipe(folder: Path) -> Recipe:
     pre = _get(raw, "preprocess", dict, where, {})
     scoring = _get(raw, "scoring", dict, where, {})
     split = _get(data, "split", str, f"{where} [data]", "standard")
+    study = None
+    match = _STUDY.fullmatch(split.replace(" ", ""))
+    if match:
+        kind, n, seed = match.group(1), int(match.group(2) or match.group(3)), int(match.group(4))
+        if n < (2 if kind == "kfold" else 1):
+            raise PyfnError(f"{where} [data]: {split!r}: too few splits")
+        study, split = (kind, n, seed), "standard"
     if split not in SPLIT_KINDS:
-        raise PyfnError(f"{where} [data]: split must be one of {', '.join(SPLIT_KINDS)}, got {split!r}")
+        raise PyfnError(f"{where} [data]: split must be one of {', '.join(SPLIT_KINDS)}, random(n=N, seed=S) "
+                        f"or kfold(k=K, seed=S), got {split!r}")
     systems = tuple(_system(t, f"{where} [[system]] {i + 1}", Path(folder)) for i, t in enumerate(raw.get("system", [])))
     if len({s.name for s in systems}) != len(systems):
         raise PyfnError(f"{where}: two systems share a name")
@@ -175,5 +186,6 @@ def load_recipe(folder: Path) -> Recipe:
         model=_get(pre, "model", str, f"{where} [preprocess]", None),
         systems=systems,
         score_splits=tuple(_get(scoring, "splits", list, f"{where} [scoring]", ["test"])),
+        study=study,
         raw=raw,
     )

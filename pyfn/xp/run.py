@@ -13,6 +13,7 @@ from pyfn.manifest import read_manifest
 from pyfn.resources import resource_path
 from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
 from pyfn.xp.steps import Layout, Step, score_steps, script, steps
+from pyfn.xp.study import study_steps
 
 DEFAULT_ROOT = Path("experiments")
 
@@ -55,7 +56,7 @@ def write_script(recipe: Recipe, folder: Path) -> Path:
     """(Re)write ``scripts/xp_NNN.sh`` from the recipe."""
     path = script_path(folder)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(script(recipe, Layout(folder)), encoding="utf-8")
+    path.write_text(script(recipe, Layout(folder), study_steps(recipe, folder)), encoding="utf-8")
     path.chmod(0o755)
     return path
 
@@ -148,12 +149,12 @@ def run(
             raise UsageError("--predictions needs --system NAME")
         selected = _import_predictions(recipe, layout, system, Path(predictions))
     else:
-        selected = [s for s in steps(recipe, layout)
-                    if step is None or s.name == step or s.name.startswith(f"{step}:")]
+        selected = [s for s in [*steps(recipe, layout), *study_steps(recipe, folder)]
+                    if step is None or s.name == step or s.name.startswith((f"{step}:", f"{step}/"))]
         if system is not None:
             selected = [s for s in selected if s.system is None or s.system.name == system]
         if not selected:
-            names = sorted({s.name.split(":")[0] for s in steps(recipe, layout)})
+            names = sorted({s.name.split(":")[0].split("/")[0] for s in [*steps(recipe, layout), *study_steps(recipe, folder)]})
             raise UsageError(f"no step {step!r} in experiment {recipe.number} (steps: {', '.join(names)})")
     done = []
     for current in selected:

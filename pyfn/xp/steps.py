@@ -9,6 +9,7 @@ disagree. Paths are relative to the repository root (the parent of
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,10 +23,12 @@ class Layout:
     """Where an experiment's files go: ``work/`` holds everything generated but the report."""
 
     folder: Path
+    sub: str = ""
+    """A drawn split of a study: ``work/splits/NAME``."""
 
     @property
     def work(self) -> Path:
-        return self.folder / "work"
+        return self.folder / "work" / self.sub if self.sub else self.folder / "work"
 
     @property
     def data(self) -> Path:
@@ -142,7 +145,7 @@ def score_steps(recipe: Recipe, layout: Layout, only: str | None = None) -> list
     return out
 
 
-def script(recipe: Recipe, layout: Layout) -> str:
+def script(recipe: Recipe, layout: Layout, extra: Sequence[Step] = ()) -> str:
     """``scripts/xp_NNN.sh``: the whole experiment from a fresh clone, every command visible."""
     lines = [
         "#!/usr/bin/env bash",
@@ -154,7 +157,7 @@ def script(recipe: Recipe, layout: Layout) -> str:
         'command -v pyfn >/dev/null || python -m pip install -e .',
         "",
     ]
-    for step in steps(recipe, layout):
+    for step in [*steps(recipe, layout), *extra]:
         lines.append(f"# step {step.name}")
         lines += step.lines()
     lines += ["", "# compare this run with the recorded one (or, on a first run, record it)",

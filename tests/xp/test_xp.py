@@ -182,3 +182,23 @@ def test_unknown_step_and_unrun_verify(root):
         xp.run(folder, main, step="bake")
     with pytest.raises(PyfnError, match="has not been run"):
         check(folder)
+
+
+def test_topic_scores_feed_compare_runs(root, tmp_path, capsys):
+    folder = _make(root, systems=EXTERNAL + EXTERNAL.replace('"ext"', '"ext2"').replace("ext_out", "ext2_out"))
+    layout = Layout(folder)
+    xp.run(folder, main, step="data")
+    xp.run(folder, main, step="lexicon")
+    for name in ("ext", "ext2"):
+        predictions = tmp_path / name
+        predictions.mkdir()
+        shutil.copy(layout.data / "test.gold.xml", predictions / "test.predicted.xml")
+        xp.run(folder, main, step="score", system=name, predictions=predictions)
+    assert main(["xp", "topics", "3", "--output", str(tmp_path / "orig.tsv")]) == 0
+    lines = (tmp_path / "orig.tsv").read_text().splitlines()
+    assert lines[0] == "system\ttopic\tscore" and len(lines) == 1 + 2 * 18
+    assert all(line.endswith("\t1.0") for line in lines[1:])
+    assert main(["compare-runs", str(tmp_path / "orig.tsv"), str(tmp_path / "orig.tsv"), "--json",
+                 "--output", str(tmp_path / "cmp.json")]) == 0
+    result = json.loads((tmp_path / "cmp.json").read_text())
+    assert result["signature"].startswith("repro|topics:sentence|n_sys:2|")

@@ -1,0 +1,67 @@
+"""Per-topic scores of an experiment's systems (topics = gold sentences), for ``pyfn compare-runs``.
+
+Frame identification: a sentence's share of correctly identified gold
+targets. Arguments (``argsonly``) and full parsing (``semeval``): the
+sentence's F1 from the SemEval scorer's per-sentence points (0 when it has
+neither gold nor predicted points). Topic names are ``s<N>``, N the gold
+sentence's position, so the same gold file gives the same topics.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from pyfn.errors import ProblemLog, PyfnError
+from pyfn.formats import semeval as semeval_xml
+from pyfn.scoring.frameid import frame_id_accuracy, read_lu_frames
+from pyfn.scoring.relations import ScorerLexicon
+from pyfn.scoring.semeval import score
+from pyfn.xp.recipe import load_recipe
+from pyfn.xp.steps import Layout
+
+Runs = dict[str, dict[str, float]]
+
+
+def _f1(matched: float, gold: float, predicted: float) -> float:
+    p = matched / predicted if predicted else 0.0
+    r = matched / gold if gold else 0.0
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def topic_scores(folder: Path, split: str = "test") -> Runs:
+    """``{system: {topic: score}}`` for every system of the experiment with predictions on ``split``."""
+    recipe = load_recipe(folder)
+    layout = Layout(folder)
+    gold = layout.data / f"{split}.gold.xml"
+    if not gold.is_file():
+        raise PyfnError(f"{gold}: missing; run the experiment first (pyfn xp run {recipe.number})")
+    runs: Runs = {}
+    for system in recipe.systems:
+        pred = layout.system(system) / f"{split}.predicted.xml"
+        if not pred.is_file():
+            continue
+        if system.task == "frameid":
+            gold_sets = list(semeval_xml.read(gold, log=ProblemLog()))
+            result = frame_id_accuracy(gold_sets, list(semeval_xml.read(pred, log=ProblemLog())),
+                                       read_lu_frames(layout.lexicon / "lu_frames.tsv"), where=str(pred))
+            by_sentence: dict[int, list[bool]] = defaultdict(list)
+            for aset, decision in zip(gold_sets, result.decisions):
+                by_sentence[aset.sentence.id].append(decision.correct)
+            runs[system.name] = {f"s{k}": sum(v) / len(v) for k, v in sorted(by_sentence.items())}
+        else:
+            lexicon = ScorerLexicon.from_files(layout.lexicon / "frames.xml", layout.lexicon / "frRelations.xml")
+            mode = "argsonly" if system.task == "args" else "semeval"
+            result = score(gold, pred, lexicon=lexicon, mode=mode)
+            runs[system.name] = {f"s{s.index}": _f1(s.matched, s.gold, s.predicted) for s in result.per_sentence}
+    if not runs:
+        raise PyfnError(f"{folder}: no system has predictions for {split}")
+    return runs
+
+
+def write_tsv(runs: Runs, path: Path) -> None:
+    """``system<TAB>topic<TAB>score`` lines, as ``pyfn compare-runs`` reads them (atomically)."""
+    from pyfn.fileio import write_lines  # noqa: PLC0415
+
+    write_lines(path, ["system\ttopic\tscore", *(f"{system}\t{topic}\t{value!r}" for system, topics in sorted(runs.items())
+                                                 for topic, value in topics.items())])
