@@ -9,6 +9,7 @@ pyfn 1.3's ``start#end[#...]#LU#frame`` key (plain string order), then id.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from codecs import BOM_UTF8
 from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -25,15 +26,36 @@ def sentence_string(text: str) -> str:
     return text.rstrip()
 
 
-def read_sentences(path: Path) -> list[str]:
-    """The sentence strings of a ``{split}.sentences`` file, line *k* = sentence number *k*."""
+def text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` for each line of a UTF-8 text file, 1-based, without its ``\\n`` or
+    ``\\r\\n`` (lines end at ``\\n`` only); a UTF-8 BOM at the start is dropped. A file that is not
+    UTF-8 raises :class:`PyfnError` naming the file and the first bad line."""
     try:
-        with open(path, encoding="utf-8", newline="\n") as handle:
-            return [sentence_string(line.rstrip("\n").removesuffix("\r")) for line in handle]
-    except UnicodeDecodeError as exc:
-        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        with open(path, encoding="utf-8-sig", newline="\n") as handle:
+            for lineno, line in enumerate(handle, 1):
+                yield lineno, line.removesuffix("\n").removesuffix("\r")
+    except UnicodeDecodeError:  # its offsets are those of a decoding chunk: find the line
+        raise PyfnError(_not_utf8(path)) from None
     except OSError as exc:
         raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _not_utf8(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            for lineno, raw in enumerate(handle, 1):
+                try:
+                    (raw.removeprefix(BOM_UTF8) if lineno == 1 else raw).decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    return f"{path}: not UTF-8 text at line {lineno} ({exc.reason} at byte {exc.start + 1} of the line)"
+    except OSError:
+        pass
+    return f"{path}: not UTF-8 text"
+
+
+def read_sentences(path: Path) -> list[str]:
+    """The sentence strings of a ``{split}.sentences`` file, line *k* = sentence number *k*."""
+    return [sentence_string(line) for _, line in text_lines(path)]
 
 
 def ordered(sets: Iterable[AnnotationSet]) -> list[AnnotationSet]:

@@ -32,6 +32,7 @@ from pyfn.formats.base import (
     index_runs,
     read_sentences,
     sentence_string,
+    text_lines,
     token_span,
 )
 from pyfn.model import AnnotationSet, Frame, Label, Layer, Sentence, Token, TokenAnnotation, tokens
@@ -318,7 +319,7 @@ class _BadBlock(Exception):
 
 
 def _int(value: str, reason: str, lineno: int, what: str) -> int:
-    if not value.isascii() or not value.isdigit():
+    if not value.isascii() or not value.isdigit() or len(value) > 100:
         raise _BadBlock(reason, lineno, f"{what} {value!r} is not a non-negative integer")
     return int(value)
 
@@ -427,36 +428,29 @@ def read(path: Path, sentences: Path, *, log: ProblemLog) -> Iterator[Annotation
     width: int | None = None
     block_no = 0
     bad: _BadBlock | None = None
-    try:
-        with open(path, encoding="utf-8", newline="\n") as handle:
-            for lineno, raw in enumerate(handle, 1):
-                line = raw.rstrip("\n").removesuffix("\r")
-                if line:
-                    fields = line.split("\t")
-                    if bad is None and (len(fields) not in WIDTHS or width not in (None, len(fields))):
-                        expected = "15 or 16" if width is None else str(width)
-                        bad = _BadBlock("bad_columns", lineno, f"{len(fields)} columns, expected {expected}")
-                    width = width or (len(fields) if len(fields) in WIDTHS else None)
-                    rows.append((lineno, fields))
-                    continue
-                if not rows:
-                    where = f"{path}:{lineno}"
-                    log.add("empty_block", where, f"{where}: empty line without a block before it")
-                    continue
-                block_no += 1
-                try:
-                    if bad is not None:
-                        raise bad
-                    aset = _parse_block(rows, block_no, lines, sentences)
-                except _BadBlock as exc:
-                    log.add(exc.reason, f"{path}:{exc.lineno}", f"{path}:{exc.lineno}: {exc}")
-                else:
-                    yield aset
-                rows, bad = [], None
-    except UnicodeDecodeError as exc:
-        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    for lineno, line in text_lines(path):
+        if line:
+            fields = line.split("\t")
+            if bad is None and (len(fields) not in WIDTHS or width not in (None, len(fields))):
+                expected = "15 or 16" if width is None else str(width)
+                bad = _BadBlock("bad_columns", lineno, f"{len(fields)} columns, expected {expected}")
+            width = width or (len(fields) if len(fields) in WIDTHS else None)
+            rows.append((lineno, fields))
+            continue
+        if not rows:
+            where = f"{path}:{lineno}"
+            log.add("empty_block", where, f"{where}: empty line without a block before it")
+            continue
+        block_no += 1
+        try:
+            if bad is not None:
+                raise bad
+            aset = _parse_block(rows, block_no, lines, sentences)
+        except _BadBlock as exc:
+            log.add(exc.reason, f"{path}:{exc.lineno}", f"{path}:{exc.lineno}: {exc}")
+        else:
+            yield aset
+        rows, bad = [], None
     if rows:
         where = f"{path}:{rows[-1][0]}"
         log.add("unterminated_block", where, f"{where}: last block has no empty line after it (Open-SESAME drops it)")

@@ -20,14 +20,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, TextIO, cast
+from typing import Any, TextIO, cast
 
 import conllu
 from conllu.exceptions import ParseException
 
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import write_lines
-from pyfn.formats.base import SentenceTable
+from pyfn.formats.base import SentenceTable, text_lines
 from pyfn.model import AnnotationSet, TokenAnnotation, tokens
 
 CONLLX_FIELDS = ("id", "form", "lemma", "cpostag", "postag", "feats", "head", "deprel", "phead", "pdeprel")
@@ -174,20 +174,22 @@ class _Bad(Exception):
 
 
 class _Lines:
-    """A text file for ``conllu.parse_incr`` that remembers the first line of the current block."""
+    """The lines of a UTF-8 file for ``conllu.parse_incr`` (``\\n``-terminated, BOM and ``\\r`` dropped,
+    decoding errors naming the line); remembers the first line of the current block."""
 
-    def __init__(self, handle: IO[str]) -> None:
-        self._handle = handle
+    def __init__(self, path: Path) -> None:
+        self._path = path
         self.lineno = 0
         self.block_start = 1
         self._blank = True
 
-    def read(self, size: int = -1) -> str:
-        return self._handle.read(size)
+    def read(self, size: int = -1) -> str:  # parse_incr iterates; it only checks that ``read`` exists
+        return "".join(self)
 
     def __iter__(self) -> Iterator[str]:
-        for line in self._handle:
-            self.lineno += 1
+        for lineno, text in text_lines(self._path):
+            self.lineno = lineno
+            line = text + "\n"
             blank = not line.strip()
             if self._blank and not blank:
                 self.block_start = self.lineno
@@ -206,7 +208,7 @@ def _id_and_width(line: list[str], i: int) -> tuple[str, int]:
 def _head(value: str, n_tokens: int, column: str) -> int | None:
     if value == "_":
         return None
-    if not _INT.fullmatch(value):
+    if not _INT.fullmatch(value) or len(value) > 100:
         raise _Bad("malformed_sentence", f"{column} {value!r} is not an integer")
     head = int(value)
     if head > n_tokens:
@@ -239,12 +241,11 @@ def _token(token: conllu.Token, position: int, n_tokens: int, dialect: str) -> t
     return ann, token["form"]
 
 
-def _parse(handle: IO[str], path: Path, dialect: str, log: ProblemLog
-           ) -> Iterator[tuple[int, list[TokenAnnotation], list[str]]]:
+def _parse(path: Path, dialect: str, log: ProblemLog) -> Iterator[tuple[int, list[TokenAnnotation], list[str]]]:
     fields = DIALECTS[dialect]
     parsers: dict[str, Callable[[list[str], int], Any]] = {field: _raw for field in fields}
     parsers["id"] = _id_and_width
-    lines = _Lines(handle)
+    lines = _Lines(path)
     number = 0
     try:
         for sentence in conllu.parse_incr(cast(TextIO, lines), fields=fields, field_parsers=parsers):
@@ -283,13 +284,7 @@ def read_conll(path: Path, *, log: ProblemLog, dialect: str | None = None
     dialect = dialect or dialect_of(path)
     if dialect not in DIALECTS:
         raise UsageError(f"unknown CoNLL dialect {dialect!r} (known: {', '.join(DIALECTS)})")
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            yield from _parse(handle, path, dialect, log)
-    except UnicodeDecodeError as exc:
-        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    yield from _parse(Path(path), dialect, log)
 
 
 def align(forms_by_number: Mapping[int, Sequence[str]], table: SentenceTable, path: Path) -> None:

@@ -14,8 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pyfn.errors import PyfnError
+from pyfn.errors import ProblemLog, PyfnError
+from pyfn.formats.base import text_lines
 from pyfn.model import AnnotationSet, Label, Layer, Sentence
+from pyfn.splits.validity import invalid_reason
 
 
 def _label_to_list(label: Label) -> list[Any]:
@@ -126,16 +128,64 @@ def loads(line: str, where: str = "<string>") -> AnnotationSet:
         raise PyfnError(f"{where}: missing field {exc.args[0]!r}") from None
     except (ValueError, TypeError) as exc:
         raise PyfnError(f"{where}: {exc}") from None
+    except RecursionError:
+        raise PyfnError(f"{where}: JSON nested too deeply") from None
 
 
-def read(path: Path) -> Iterator[AnnotationSet]:
-    """Stream the annotation sets of a JSONL file; errors name the file and line."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            for lineno, line in enumerate(handle, 1):
-                if line.strip():
-                    yield loads(line, f"{path}:{lineno}")
-    except UnicodeDecodeError as exc:
-        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+def _not_a_set(aset: AnnotationSet) -> tuple[str, str] | None:
+    """Why a read set cannot be an annotation set pyfn writes: ``(reason, message)``, else ``None``.
+
+    pyfn writes only sets whose first Target layer has labels with both offsets
+    and whose labels pass SPLITS.md step 2 (the reasons are the ledger's keys).
+    """
+    first = next((layer for layer in aset.layers if layer.name == "Target"), None)
+    if first is None:
+        return "no_target:no_layer", "no Target layer"
+    if not first.labels:
+        return "no_target:empty_layer", "the Target layer has no label"
+    if not all(label.is_overt for label in first.labels):
+        return "no_target:label_without_offsets", "a Target label lacks start or end"
+    reason = invalid_reason(aset)
+    if reason is not None:
+        return reason, f"{_INVALID[reason]} (SPLITS.md step 2)"
+    return None
+
+
+_INVALID = {
+    "invalid:unpaired_offset": "a label has start without end or end without start",
+    "invalid:offset_past_end": "a label offset is negative or at or past the end of the sentence text",
+    "invalid:start_after_end": "a label has start > end",
+    "invalid:whitespace_boundary": "a label starts or ends on whitespace",
+}
+
+
+def read(path: Path, *, log: ProblemLog | None = None) -> Iterator[AnnotationSet]:
+    """Stream the annotation sets of a JSONL file; problems name the file and line.
+
+    A line that is not a set (bad JSON, missing or mistyped field), a set pyfn
+    would never write (no target, an invalid label: SPLITS.md step 2) and a
+    set whose id an earlier line already had are skipped and counted in
+    ``log`` (``malformed_line``, the ledger's ``no_target:*``/``invalid:*``,
+    ``duplicate_id``); without a ``log`` or when it is strict, the first one
+    raises :class:`PyfnError`. A UTF-8 BOM and CRLF line ends are accepted.
+    """
+    log = log if log is not None else ProblemLog(strict=True)
+    seen: dict[int, int] = {}
+    for lineno, line in text_lines(path):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            aset = loads(line, where)
+        except PyfnError as exc:
+            log.add("malformed_line", where, str(exc))
+            continue
+        bad = _not_a_set(aset)
+        if bad is not None:
+            log.add(bad[0], where, f"{where}: annotation set {aset.id}: {bad[1]}")
+            continue
+        first = seen.setdefault(aset.id, lineno)
+        if first != lineno:
+            log.add("duplicate_id", where, f"{where}: annotation set {aset.id} already read at line {first}")
+            continue
+        yield aset

@@ -120,7 +120,7 @@ def _need(path: Path) -> Path:
 
 
 def _read_jsonl(directory: Path, split: str, opts: FormatOptions, log: ProblemLog) -> Iterator[AnnotationSet]:
-    return jsonl.read(_need(directory / f"{split}.jsonl"))
+    return jsonl.read(_need(directory / f"{split}.jsonl"), log=log)
 
 
 def _read_semafor(directory: Path, split: str, opts: FormatOptions, log: ProblemLog) -> Iterator[AnnotationSet]:

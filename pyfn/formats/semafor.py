@@ -30,6 +30,7 @@ from pyfn.formats.base import (
     SplitView,
     index_runs,
     sentence_string,
+    text_lines,
     token_span,
 )
 from pyfn.model import AnnotationSet, Label, Layer, Sentence, Token, TokenAnnotation, tokens
@@ -47,6 +48,8 @@ _BAD_CHARS = re.compile(r"[\t\r\n]")
 _INT = re.compile(r"[+-]?[0-9]+")
 _INDEX = re.compile(r"[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|NaN|[+-]?Infinity")
+_MAX_DIGITS = 100
+"""Longer numbers are refused as malformed (Python's ``int`` refuses strings over 4,300 digits)."""
 
 
 # --------------------------------------------------------------------------- writer
@@ -249,14 +252,14 @@ class _Parsed:
 
 def _number(fields: list[str], col: int, what: str, pattern: re.Pattern[str]) -> str:
     value = fields[col]
-    if not pattern.fullmatch(value):
+    if not pattern.fullmatch(value) or len(value) > _MAX_DIGITS:
         raise _BadLine("semafor:bad_number", f"column {col} ({what}) {value!r} is not a number of the right kind")
     return value
 
 
 def _index(part: str, value: str, col: int, what: str, size: int) -> int:
     """Token index ``part`` of the field ``value`` (named in errors), checked against the sentence size."""
-    if not _INDEX.fullmatch(part):
+    if not _INDEX.fullmatch(part) or len(part) > _MAX_DIGITS:
         raise _BadLine("semafor:bad_number", f"column {col} ({what}) {value!r}: {part!r} is not a token index")
     index = int(part)
     if index >= size:
@@ -293,13 +296,7 @@ class _Sentences:
     """The lines of a ``.sentences`` file as :class:`Sentence` objects with their tokens."""
 
     def __init__(self, path: Path, document: str) -> None:
-        try:
-            with open(path, encoding="utf-8", newline="\n") as handle:
-                self.lines = [line.rstrip("\n").removesuffix("\r") for line in handle]
-        except UnicodeDecodeError as exc:
-            raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-        except OSError as exc:
-            raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        self.lines = [line for _, line in text_lines(path)]
         self.path = path
         self.document = document
         self._cache: dict[int, tuple[Sentence, tuple[Token, ...]]] = {}
@@ -360,17 +357,11 @@ def _parse(line: str, lineno: int, cols: _Columns, sentences: _Sentences, encodi
 def _parsed_lines(
     path: Path, cols: _Columns, sentences: _Sentences, encoding: str, log: ProblemLog
 ) -> Iterator[tuple[int, _Parsed]]:
-    try:
-        with open(path, encoding="utf-8", newline="\n") as handle:
-            for lineno, line in enumerate(handle, 1):
-                try:
-                    yield lineno, _parse(line, lineno, cols, sentences, encoding)
-                except _BadLine as bad:
-                    log.add(bad.reason, f"{path}:{lineno}", f"{path}:{lineno}: {bad}")
-    except UnicodeDecodeError as exc:
-        raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    for lineno, line in text_lines(path):
+        try:
+            yield lineno, _parse(line, lineno, cols, sentences, encoding)
+        except _BadLine as bad:
+            log.add(bad.reason, f"{path}:{lineno}", f"{path}:{lineno}: {bad}")
 
 
 def _one_best(lines: Iterator[tuple[int, _Parsed]], path: Path, log: ProblemLog) -> Iterator[AnnotationSet]:

@@ -160,7 +160,7 @@ class _Bad(Exception):
 
 
 def _local(elem: etree._Element) -> str:
-    return etree.QName(elem).localname
+    return elem.tag.rsplit("}", 1)[-1]  # not etree.QName, which refuses names libxml2 lets through (":corpus")
 
 
 def _children(elem: etree._Element | None, name: str) -> Iterator[etree._Element]:
@@ -177,7 +177,7 @@ def _child(elem: etree._Element | None, name: str) -> etree._Element | None:
 
 def _offset(label: etree._Element, attr: str) -> int:
     value = label.get(attr)
-    if value is None or not _OFFSET.fullmatch(value):
+    if value is None or not _OFFSET.fullmatch(value) or len(value) > 100:
         raise _Bad(f"label {label.get('name')!r}: {attr}={value!r} is not a non-negative integer")
     return int(value)
 
@@ -202,7 +202,7 @@ def _label(elem: etree._Element, text: str) -> Label:
 
 def _int_id(elem: etree._Element, fallback: int) -> int:
     value = elem.get("ID")
-    return int(value) if value is not None and _OFFSET.fullmatch(value) else fallback
+    return int(value) if value is not None and _OFFSET.fullmatch(value) and len(value) <= 100 else fallback
 
 
 def _set_of(elem: etree._Element, sentence: Sentence, position: int) -> AnnotationSet:
@@ -215,7 +215,7 @@ def _set_of(elem: etree._Element, sentence: Sentence, position: int) -> Annotati
         if name not in ("Target", "FE"):
             continue
         rank_value = layer.get("rank", "1")
-        if not _OFFSET.fullmatch(rank_value):
+        if not _OFFSET.fullmatch(rank_value) or len(rank_value) > 100:
             raise _Bad(f"{name} layer: rank={rank_value!r} is not an integer")
         labels = tuple(_label(lb, sentence.text) for lb in _children(_child(layer, "labels"), "label"))
         if name == "Target" and any(lb.name != "Target" or not lb.is_overt for lb in labels):
@@ -292,8 +292,11 @@ def read(path: Path, *, log: ProblemLog) -> Iterator[AnnotationSet]:
     try:
         for event, elem in parser:
             if event == "start":
-                if elem.getparent() is None and _local(elem) != "corpus":
-                    raise PyfnError(f"{path}: not SemEval XML (root element <{_local(elem)}>, expected <corpus>)")
+                if elem.getparent() is None:
+                    if elem.getroottree().docinfo.internalDTD is not None:  # declared in an encoding the byte check missed
+                        raise PyfnError(f"{path}: refused: the document declares a DTD or entities")
+                    if _local(elem) != "corpus":
+                        raise PyfnError(f"{path}: not SemEval XML (root element <{_local(elem)}>, expected <corpus>)")
                 continue
             if _local(elem) != "sentence":
                 continue
@@ -302,7 +305,7 @@ def read(path: Path, *, log: ProblemLog) -> Iterator[AnnotationSet]:
             release_element(elem)
     except etree.XMLSyntaxError as exc:
         line = exc.position[0] if exc.position else "?"
-        raise PyfnError(f"{path}: malformed XML at line {line}: {exc.msg}") from None
+        raise PyfnError(f"{path}: malformed XML at line {line}: {' '.join(str(exc.msg).split())}") from None
 
 
 # --------------------------------------------------------------------------- predictions

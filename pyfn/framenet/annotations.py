@@ -38,6 +38,10 @@ class FileResult:
     problems: list[Problem] = field(default_factory=list)
     sentences: int = 0
     not_annotation_sets: Counter = field(default_factory=Counter)
+    set_ids: dict[int, int] = field(default_factory=dict, repr=False)
+    """Annotation-set ID -> ID of the sentence it was read in (an ID may appear once per file)."""
+    texts: dict[int, str] = field(default_factory=dict, repr=False)
+    """Sentence ID -> text (lu files repeat a sentence in several subcorpora, always with its text)."""
 
 
 def _labels(layer: etree._Element) -> tuple[Label, ...]:
@@ -97,6 +101,7 @@ def _read_sentence(
     pos_layer: str | None = None
     pos: tuple[PosTag, ...] = ()
     frame_sets: list[tuple[etree._Element, list[Layer]]] = []
+    no_layer = 0
     for aset in sent.iterfind(_ANNOSET):
         layers: list[Layer] = []
         try:
@@ -112,6 +117,10 @@ def _read_sentence(
             continue
         if any(layer.name == "Target" for layer in layers):
             frame_sets.append((aset, layers))
+        elif "frameName" in aset.attrib or "luName" in aset.attrib or any(
+            layer.name == "FE" and layer.labels for layer in layers
+        ):
+            no_layer += 1  # a frame annotation whose Target layer is missing: counted, not dropped silently
     attrib = sent.attrib
     try:
         sentence = Sentence(
@@ -120,7 +129,12 @@ def _read_sentence(
         )
     except ValueError:
         raise PyfnError(f"{where}: a non-integer docID, corpID, sentNo, paragNo or aPos attribute") from None
+    first_text = result.texts.setdefault(sent_id, text)
+    if first_text != text:
+        raise PyfnError(f"{where}: sentence ID already read in this file with another text ({first_text[:40]!r})")
     result.sentences += 1
+    if no_layer:
+        result.not_annotation_sets["no_target:no_layer"] += no_layer
     for aset, layers in frame_sets:
         first_target = next(layer for layer in layers if layer.name == "Target")
         if not first_target.labels:
@@ -131,7 +145,12 @@ def _read_sentence(
             continue
         aset_where = f"{where} annotationSet {aset.get('ID')}"
         try:
-            result.sets.append(_annotation_set(aset, layers, sentence, aset_where, lexunit))
+            annotation_set = _annotation_set(aset, layers, sentence, aset_where, lexunit)
+            first = result.set_ids.get(annotation_set.id)
+            if first is not None:
+                raise PyfnError(f"{aset_where}: annotationSet ID already read in this file (sentence {first})")
+            result.set_ids[annotation_set.id] = sent_id
+            result.sets.append(annotation_set)
         except PyfnError as exc:
             result.problems.append(Problem("malformed_annotation_set", aset_where, str(exc)))
 

@@ -39,6 +39,12 @@ def read_frame(data: bytes, relpath: str) -> Frame:
         name = root.get("name")
         if not name:
             raise PyfnError(f"{where}: <frame> has no name")
+        for kind, items in (("FE", fes), ("lexUnit", lus)):
+            seen: set[int] = set()
+            for item in items:
+                if item.id in seen:
+                    raise PyfnError(f"{where}: <{kind}> ID {item.id} defined twice")
+                seen.add(item.id)
         return Frame(
             id=_req_int(root, "ID", where),
             name=name,
@@ -53,11 +59,20 @@ def read_frame_relations(data: bytes, relpath: str = "frRelation.xml") -> list[F
     """Read every frame relation (and its FE relations) of ``frRelation.xml``.
 
     Relation type names keep FrameNet's exact spelling (``Subframe``,
-    ``ReFraming_Mapping``).
+    ``ReFraming_Mapping``). A root other than ``<frameRelations>`` and a
+    ``frameRelation`` or ``FERelation`` ID used twice are errors.
     """
     relations: list[FrameRelation] = []
     rel_type = ""
-    for event, elem in iterparse(data, relpath, ("frameRelationType", "frameRelation"), ("start", "end")):
+    seen_root = False
+    seen: dict[str, set[int]] = {"frameRelation": set(), "FERelation": set()}
+    tags = ("frameRelations", "frameRelationType", "frameRelation")
+    for event, elem in iterparse(data, relpath, tags, ("start", "end")):
+        if elem.tag == NS + "frameRelations" or not seen_root:
+            if elem.tag != NS + "frameRelations" or elem.getparent() is not None:
+                raise PyfnError(f"{relpath}: root element is not <frameRelations>")
+            seen_root = True
+            continue
         if elem.tag == NS + "frameRelationType":
             if event == "start":
                 rel_type = elem.get("name", "")
@@ -65,27 +80,32 @@ def read_frame_relations(data: bytes, relpath: str = "frRelation.xml") -> list[F
         if event != "end":
             continue
         where = f"{relpath} frameRelation {elem.get('ID')}"
-        relations.append(
-            FrameRelation(
-                id=_req_int(elem, "ID", where),
-                type=rel_type,
-                sub_id=_req_int(elem, "subID", where),
-                sup_id=_req_int(elem, "supID", where),
-                sub_frame=elem.get("subFrameName", ""),
-                super_frame=elem.get("superFrameName", ""),
-                fe_relations=tuple(
-                    FERelation(
-                        id=_req_int(fer, "ID", where),
-                        sub_id=_req_int(fer, "subID", where),
-                        sup_id=_req_int(fer, "supID", where),
-                        sub_fe=fer.get("subFEName", ""),
-                        super_fe=fer.get("superFEName", ""),
-                    )
-                    for fer in elem.iterfind(NS + "FERelation")
-                ),
-            )
+        relation = FrameRelation(
+            id=_req_int(elem, "ID", where),
+            type=rel_type,
+            sub_id=_req_int(elem, "subID", where),
+            sup_id=_req_int(elem, "supID", where),
+            sub_frame=elem.get("subFrameName", ""),
+            super_frame=elem.get("superFrameName", ""),
+            fe_relations=tuple(
+                FERelation(
+                    id=_req_int(fer, "ID", where),
+                    sub_id=_req_int(fer, "subID", where),
+                    sup_id=_req_int(fer, "supID", where),
+                    sub_fe=fer.get("subFEName", ""),
+                    super_fe=fer.get("superFEName", ""),
+                )
+                for fer in elem.iterfind(NS + "FERelation")
+            ),
         )
+        for kind, item_id in (("frameRelation", relation.id), *(("FERelation", f.id) for f in relation.fe_relations)):
+            if item_id in seen[kind]:
+                raise PyfnError(f"{where}: <{kind}> ID {item_id} defined twice")
+            seen[kind].add(item_id)
+        relations.append(relation)
         release_element(elem)
+    if not seen_root:
+        raise PyfnError(f"{relpath}: root element is not <frameRelations>")
     return relations
 
 

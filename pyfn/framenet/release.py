@@ -6,6 +6,7 @@ at a time, after their names and sizes have been checked.
 
 from __future__ import annotations
 
+import lzma
 import posixpath
 import re
 import zipfile
@@ -59,7 +60,7 @@ class Release:
         if self._members is None:
             try:
                 self._zip = zipfile.ZipFile(self.path)
-            except (OSError, zipfile.BadZipFile) as exc:
+            except (OSError, zipfile.BadZipFile, EOFError, ValueError, NotImplementedError) as exc:
                 raise PyfnError(f"{self.path}: cannot open zip: {exc}") from exc
             self._members = _check_members(self.path, self._zip)
         return self._members
@@ -98,7 +99,9 @@ class Release:
             try:
                 assert self._zip is not None
                 return self._zip.read(info)
-            except (OSError, zipfile.BadZipFile, EOFError, zlib.error) as exc:
+            except (OSError, zipfile.BadZipFile, EOFError, zlib.error, lzma.LZMAError) as exc:
+                raise PyfnError(f"{self.path}: cannot read {relpath}: {exc}") from exc
+            except (NotImplementedError, RuntimeError) as exc:  # unknown compression method, encrypted member
                 raise PyfnError(f"{self.path}: cannot read {relpath}: {exc}") from exc
         try:
             return (self.path / self.root / relpath).read_bytes()
@@ -119,7 +122,7 @@ def _check_members(path: Path, archive: zipfile.ZipFile) -> dict[str, zipfile.Zi
     for info in archive.infolist():
         name = info.filename
         parts = name.split("/")
-        if name.startswith("/") or "\\" in name or ".." in parts or re.match(r"^[A-Za-z]:", name):
+        if not name or name.startswith("/") or "\\" in name or ".." in parts or re.match(r"^[A-Za-z]:", name):
             raise PyfnError(f"{path}: refused zip member with an unsafe name: {name!r}")
         if info.is_dir():
             continue

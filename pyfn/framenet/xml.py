@@ -43,11 +43,17 @@ def iterparse(data: bytes, where: str, tags: Sequence[str], events: Sequence[str
         huge_tree=False,
         remove_comments=True,
     )
+    checked = False
     try:
-        yield from parser
+        for event, elem in parser:
+            if not checked:  # a DTD the byte check missed (a UTF-16 document): refused before anything is read
+                if elem.getroottree().docinfo.internalDTD is not None:
+                    raise PyfnError(f"{where}: refused: the document declares a DTD or entities")
+                checked = True
+            yield event, elem
     except etree.XMLSyntaxError as exc:
         line = exc.position[0] if exc.position else "?"
-        raise PyfnError(f"{where}: malformed XML at line {line}: {exc.msg}") from exc
+        raise PyfnError(f"{where}: malformed XML at line {line}: {' '.join(str(exc.msg).split())}") from exc
 
 
 def release_element(elem: etree._Element) -> None:
@@ -69,9 +75,11 @@ def int_attr(elem: etree._Element, name: str, where: str, required: bool = False
     value = elem.get(name)
     if value is None:
         if required:
-            raise PyfnError(f"{where}: <{local(elem.tag)}> has no {name} attribute")
+            raise PyfnError(f"{where}: <{local(elem.tag)}> at line {elem.sourceline} has no {name} attribute")
         return None
     try:
         return int(value)
     except ValueError:
-        raise PyfnError(f"{where}: <{local(elem.tag)}> attribute {name}={value!r} is not an integer") from None
+        shown = value if len(value) <= 40 else value[:20] + "..."
+        raise PyfnError(f"{where}: <{local(elem.tag)}> at line {elem.sourceline}: attribute {name}={shown!r} "
+                        "is not an integer") from None
