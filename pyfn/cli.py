@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -670,7 +671,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compare_runs(sub)
     _add_xp(sub)
     _add_verify(sub)
-    # _add_baseline(sub)  (wired when pyfn.baselines lands)
+    _add_baseline(sub)
     return parser
 
 
@@ -688,6 +689,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pyfn: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader of our output went away (`pyfn score ... | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return 141
     except Exception as exc:  # noqa: BLE001 - the last line of defence: never a raw traceback
         if args.debug:
             traceback.print_exc()

@@ -1,0 +1,318 @@
+"""``pyfn baseline NAME --data DATA --lexicon LEX --target OUT``: train a baseline on DATA's train split,
+write ``OUT/{split}.predicted.xml`` for the SemEval scorer and ``OUT/manifest.json`` (last).
+
+``DATA`` is a ``pyfn convert --to jsonl semeval [conllu --preprocess spacy]`` directory, ``LEX`` the
+``pyfn generate`` directory of the same build (``lu_frames.tsv``; ``frames.xml`` and
+``frRelations.xml`` for tuning ``args-deppath``). Only ``train.jsonl`` (and its parse) trains a model;
+dev is read for predictions and, by ``args-deppath``, to tune one threshold (recorded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pyfn import __version__
+from pyfn.baselines import data as bd
+from pyfn.errors import PyfnError, UsageError
+from pyfn.fileio import locked_directory, sha256_file
+from pyfn.manifest import MANIFEST, read_manifest, write_manifest
+from pyfn.model import AnnotationSet
+
+SYSTEMS = {
+    "frameid-mff": "frame identification: most frequent train frame per LU, with back-off (pyfn.baselines.mff)",
+    "frameid-logreg": "frame identification: logistic regression over sparse lexical, context and dependency "
+                      "features, decoding restricted to the train lexicon (pyfn.baselines.logreg)",
+    "args-deppath": "argument identification given gold frames: FE per dependency path from the target, "
+                    "counted on train (pyfn.baselines.args)",
+}
+EVAL_SPLITS = ("dev", "test")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the ``baseline`` sub-command to a ``pyfn`` sub-parser set."""
+    p = sub.add_parser(
+        "baseline",
+        help="train an offline baseline on train and write {split}.predicted.xml (frame id: mff, logreg; "
+             "args given gold frames: deppath)",
+        description=(
+            "Train NAME on DATA/train.jsonl only (never dev or test; args-deppath tunes one threshold on dev) "
+            "and write OUT/{split}.predicted.xml, with every gold sentence, for `pyfn score`, then "
+            "OUT/manifest.json (rules, hyper-parameters, seed, training counts, sha256 of every file read "
+            "and written). " + "; ".join(f"{name}: {what}" for name, what in SYSTEMS.items()) + "."
+        ),
+    )
+    p.add_argument("name", choices=list(SYSTEMS), metavar="NAME", help=", ".join(SYSTEMS))
+    p.add_argument("--data", required=True, metavar="DATA",
+                   help="`pyfn convert` directory: {train,dev,test}.jsonl (+ {split}.sentences and {split}.conllu "
+                   "from --preprocess: parse features; args-deppath needs them)")
+    p.add_argument("--lexicon", required=True, metavar="LEX",
+                   help="`pyfn generate` directory of the same build: lu_frames.tsv (+ frames.xml, "
+                   "frRelations.xml: the scorer lexicon args-deppath tunes with)")
+    p.add_argument("--target", required=True, metavar="OUT", help="output directory (created if missing)")
+    p.add_argument("--splits", nargs="+", default=list(EVAL_SPLITS), choices=list(EVAL_SPLITS),
+                   help="splits to predict (default: dev test)")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="random seed of frameid-logreg (default 0; recorded by all)")
+    p.add_argument("--threshold", type=float, default=None, metavar="T",
+                   help="args-deppath: use this score threshold instead of tuning it on dev")
+    p.add_argument("--quiet", action="store_true", help="no summary on stderr")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``pyfn baseline`` with parsed arguments; return the exit code."""
+    started = time.perf_counter()
+    splits = [s for s in EVAL_SPLITS if s in args.splits]
+    if args.threshold is not None:
+        if args.name != "args-deppath":
+            raise UsageError("--threshold goes with args-deppath")
+        if not 0.0 <= args.threshold <= 1.0:
+            raise UsageError(f"--threshold {args.threshold}: must lie between 0 and 1")
+    if not 0 <= args.seed < 2**32:
+        raise UsageError(f"--seed {args.seed}: must lie between 0 and 2**32 - 1")
+    data, lexicon_dir, target = Path(args.data), Path(args.lexicon), Path(args.target)
+    for role, directory in (("--data", data), ("--lexicon", lexicon_dir)):
+        if not directory.is_dir():
+            raise PyfnError(f"{directory}: no such directory ({role})")
+        if target.resolve() == directory.resolve():
+            raise UsageError(f"--target {target} is the {role} directory; write predictions elsewhere")
+    inputs = bd.Inputs()
+    lu_frames = _lexicon(lexicon_dir, inputs)
+    train = bd.load_sets(data, "train", inputs)
+    _check_lexicon(lu_frames, train, data / "train.jsonl", lexicon_dir / "lu_frames.tsv")
+    gold = {split: bd.load_sets(data, split, inputs) for split in splits}
+    system = _SYSTEMS[args.name]
+    result = system(args, data, lexicon_dir, lu_frames, train, gold, inputs)
+    outputs: dict[str, str] = {}
+    with locked_directory(target):
+        _forget_previous_run(target)
+        for split in splits:
+            path = bd.write_predictions(target, split, result["predictions"][split], gold[split])
+            outputs[path.name] = sha256_file(path)
+        manifest = {
+            "pyfn_version": __version__,
+            "command": "baseline",
+            "system": args.name,
+            "description": SYSTEMS[args.name],
+            "options": {
+                "data": str(args.data),
+                "lexicon": str(args.lexicon),
+                "splits": splits,
+                "seed": args.seed,
+                "threshold": args.threshold,
+            },
+            "seed": args.seed,
+            "model": result["model"],
+            "predictions": {
+                split: {
+                    "annotation_sets": len(result["predictions"][split]),
+                    "sentences": len({s.sentence.text.rstrip() for s in gold[split]}),
+                    **result["per_split"].get(split, {}),
+                }
+                for split in splits
+            },
+            "inputs": inputs.record(),
+            "outputs": dict(sorted(outputs.items())),
+        }
+        write_manifest(target, manifest)
+    if not args.quiet:
+        wrote = ", ".join(f"{split}.predicted.xml ({len(result['predictions'][split]):,} sets)" for split in splits)
+        print(f"pyfn: {args.name}: {result['summary']}; wrote {wrote or 'no predictions'} and manifest.json in "
+              f"{target} ({time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    return 0
+
+
+# --------------------------------------------------------------------------- shared checks
+
+
+def _forget_previous_run(target: Path) -> None:
+    """Remove the manifest of an earlier run into ``target`` (a directory without one is not a finished
+    run) and the predictions it lists, so that no stale file outlives it."""
+    try:
+        previous = read_manifest(target)
+    except ValueError:  # not JSON: not ours to interpret, removed all the same
+        previous = None
+    (target / MANIFEST).unlink(missing_ok=True)
+    if previous and previous.get("command") == "baseline":
+        for name in previous.get("outputs", {}):
+            if name in {f"{split}.predicted.xml" for split in EVAL_SPLITS}:
+                (target / name).unlink(missing_ok=True)
+
+
+def _lexicon(directory: Path, inputs: bd.Inputs) -> dict[str, frozenset[str]]:
+    from pyfn.scoring.frameid import read_lu_frames  # noqa: PLC0415
+
+    path = bd.need(directory / "lu_frames.tsv", "write it with `pyfn generate`")
+    lu_frames = read_lu_frames(path)
+    inputs.add("lexicon", path)
+    return lu_frames
+
+
+def _check_lexicon(lu_frames: Mapping[str, frozenset[str]], train: Sequence[AnnotationSet], train_path: Path,
+                   lexicon_path: Path) -> None:
+    """The train-only lexicon must be the LUs and frames of the train split the baselines learn from."""
+    seen: dict[str, set[str]] = {}
+    for aset in train:
+        seen.setdefault(aset.lu_name, set()).add(aset.frame_name)
+    for lu in sorted(set(seen) | set(lu_frames)):
+        here, there = sorted(seen.get(lu, ())), sorted(lu_frames.get(lu, ()))
+        if here != there:
+            raise PyfnError(
+                f"{lexicon_path}: LU {lu!r} has frames {there or 'none'} but {train_path} gives {here or 'none'}; "
+                "build DATA and LEX from the same release with the same options"
+            )
+
+
+def _parses(data: Path, splits: Sequence[str], sets: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs,
+            *, required: bool) -> dict[str, dict[str, bd.Parse] | None]:
+    """The parse of each split, all present or all absent (``required``: present, with heads)."""
+    present = {split: (data / f"{split}.conllu").is_file() for split in splits}
+    if required or any(present.values()):
+        for split in splits:
+            if not present[split]:
+                why = ("args-deppath needs a dependency parse: `pyfn convert ... --preprocess spacy`" if required
+                       else f"{next(s for s in splits if present[s])}.conllu is there: preprocess every split or none")
+                bd.need(data / f"{split}.conllu", why)
+    out = {split: bd.load_parses(data, split, sets[split], inputs) for split in splits}
+    with_heads = {split: bd.has_heads(out[split]) for split in splits}
+    if required or len(set(with_heads.values())) > 1:
+        for split in splits:
+            if not with_heads[split]:
+                raise PyfnError(f"{data / f'{split}.conllu'}: no dependency parse (HEAD is empty)"
+                                + ("; args-deppath needs one" if required else "; the other splits have one"))
+    return out
+
+
+# --------------------------------------------------------------------------- systems
+
+
+def _mff(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
+         train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs) -> dict:
+    from pyfn.baselines.mff import MostFrequentFrame  # noqa: PLC0415
+
+    model = MostFrequentFrame.fit(train)
+    predictions, per_split = {}, {}
+    for split, sets in gold.items():
+        rules: Counter = Counter()
+        preds = []
+        for aset in sets:
+            frame, rule = model.predict(aset.lu_name)
+            rules[rule] += 1
+            preds.append(bd.with_frame(aset, frame))
+        predictions[split] = preds
+        per_split[split] = {"rules_fired": {rule: rules[rule] for rule in ("lu", "lemma", "pos", "global")}}
+    record = model.record()
+    return {
+        "model": record,
+        "predictions": predictions,
+        "per_split": per_split,
+        "summary": f"{record['training']['annotation_sets']:,} train sets, {record['training']['lus']:,} LUs",
+    }
+
+
+def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
+            train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs) -> dict:
+    from pyfn.baselines.logreg import LogRegFrameId  # noqa: PLC0415
+
+    splits = ["train", *gold]
+    parses = _parses(data, splits, {"train": train, **gold}, inputs, required=False)
+    started = time.perf_counter()
+    model = LogRegFrameId.fit(bd.instances(train, parses["train"]), lu_frames, seed=args.seed)
+    seconds = time.perf_counter() - started
+    predictions, per_split = {}, {}
+    for split, sets in gold.items():
+        decided = model.predict(bd.instances(sets, parses[split]))
+        predictions[split] = [bd.with_frame(aset, frame) for aset, (frame, _) in zip(sets, decided, strict=True)]
+        rules = Counter(rule for _, rule in decided)
+        per_split[split] = {"rules_fired": {r: rules[r] for r in ("known_single", "known_ambiguous", "unknown")}}
+    record = model.record()
+    parse = parses["train"]
+    record["features_from"] = ("words, lemmas, POS and dependency parse" if bd.has_heads(parse)
+                               else "words, lemmas and POS" if parse is not None else "words only (no preprocessing)")
+    return {
+        "model": record,
+        "predictions": predictions,
+        "per_split": per_split,
+        "summary": f"trained on {model.n_train:,} train sets ({len(model.classes):,} frames, "
+                   f"{record['training']['features']:,} features; {record['features_from']}) in {seconds:.1f} s",
+    }
+
+
+def _args(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
+          train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs) -> dict:
+    from pyfn.baselines import args as deppath  # noqa: PLC0415
+
+    sets = {"train": train, **gold}
+    tune = args.threshold is None
+    if tune and "dev" not in sets:
+        sets["dev"] = bd.load_sets(data, "dev", inputs)
+    scorer_lexicon = _scorer_lexicon(lexicon_dir, inputs) if tune else None
+    parses = _parses(data, list(sets), sets, inputs, required=True)
+    items = {split: bd.instances(sets[split], parses[split]) for split in sets}
+    model = deppath.DepPathArgs.fit(items["train"])
+    proposals = {split: [model.proposals(inst) for inst in items[split]] for split in sets if split != "train"}
+    record = model.record()
+    if tune:
+        threshold, grid = _tune(model, items["dev"], proposals["dev"], sets["dev"], scorer_lexicon)
+        record["threshold"] = {"value": threshold, "tuned_on": "dev",
+                               "criterion": "argsonly F1 (ties: lower threshold)", "dev_grid": grid}
+        dev_f1 = next(g["f1"] for g in grid if g["threshold"] == threshold)
+        summary = f"threshold {threshold:g} tuned on dev (argsonly F1 {dev_f1:.4f})"
+    else:
+        threshold = args.threshold
+        record["threshold"] = {"value": threshold, "tuned_on": None}
+        summary = f"threshold {threshold:g} (given)"
+    predictions, per_split = {}, {}
+    for split in gold:
+        preds = [bd.with_fes(inst.aset, model.predict(inst, threshold, props))
+                 for inst, props in zip(items[split], proposals[split], strict=True)]
+        predictions[split] = preds
+        per_split[split] = {"fe_labels": sum(len(p.layer_labels("FE")) for p in preds)}
+    return {
+        "model": record,
+        "predictions": predictions,
+        "per_split": per_split,
+        "summary": f"{record['training']['annotation_sets']:,} annotated train sets, {summary}",
+    }
+
+
+def _scorer_lexicon(directory: Path, inputs: bd.Inputs) -> Any:
+    from pyfn.scoring.relations import ScorerLexicon  # noqa: PLC0415
+
+    frames = bd.need(directory / "frames.xml", "written by `pyfn generate`; needed to tune the threshold on dev")
+    relations = bd.need(directory / "frRelations.xml", "written by `pyfn generate`; needed to tune the threshold")
+    lexicon = ScorerLexicon.from_files(frames, relations)
+    inputs.add("lexicon", frames)
+    inputs.add("lexicon", relations)
+    return lexicon
+
+
+def _tune(model: Any, items: Sequence[bd.Instance], proposals: Sequence[Any], dev: Sequence[AnnotationSet],
+          scorer_lexicon: Any) -> tuple[float, list[dict]]:
+    """The threshold of the grid with the best dev argsonly F1 (first, i.e. lowest, among equals)."""
+    from pyfn.baselines.args import THRESHOLDS  # noqa: PLC0415
+    from pyfn.scoring.semeval import score  # noqa: PLC0415
+
+    gold = [bd.as_scored(aset) for aset in dev]
+    grid = []
+    for threshold in THRESHOLDS:
+        preds = [bd.with_fes(inst.aset, model.predict(inst, threshold, props))
+                 for inst, props in zip(items, proposals, strict=True)]
+        result = score(gold, preds, lexicon=scorer_lexicon, mode="argsonly")
+        grid.append({"threshold": threshold, "precision": round(result.precision, 6), "recall": round(result.recall, 6),
+                     "f1": round(result.f1, 6)})
+    best = max(grid, key=lambda g: (g["f1"], -g["threshold"]))
+    return best["threshold"], grid
+
+
+_SYSTEMS: dict[str, Callable[..., dict]] = {
+    "frameid-mff": _mff,
+    "frameid-logreg": _logreg,
+    "args-deppath": _args,
+}

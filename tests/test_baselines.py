@@ -1,0 +1,533 @@
+"""Baselines on tiny hand-made data: MFF rules, logreg's restricted decoding, the dependency-path
+argument baseline, and the ``pyfn baseline`` command (outputs, manifest, determinism, errors)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import zlib
+
+import pytest
+from conftest import make_set
+
+from pyfn.baselines import args as deppath
+from pyfn.baselines import data as bd
+from pyfn.baselines.command import add_parser
+from pyfn.baselines.mff import MostFrequentFrame
+from pyfn.errors import ProblemLog, PyfnError, UsageError
+from pyfn.fileio import sha256_file
+from pyfn.formats import conll, jsonl, semeval
+from pyfn.formats.base import SentenceTable
+from pyfn.model import TokenAnnotation, tokens
+
+def need_sklearn() -> None:
+    """scikit-learn (a pyfn dependency, used by frameid-logreg): skipped locally when absent, required in CI."""
+    try:
+        import sklearn  # noqa: F401, PLC0415
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("scikit-learn is missing in CI (pyfn depends on it for frameid-logreg)")
+        pytest.skip("scikit-learn not installed")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def span(text: str, first: int, last: int | None = None) -> tuple[int, int]:
+    """Character span of tokens ``first..last`` of ``text``."""
+    toks = tokens(text)
+    return toks[first].start, toks[first if last is None else last].end
+
+
+_IDS = iter(range(1, 10**6))
+
+
+def aset(text, target, frame, lu, fes=()):
+    """A set whose target and FEs are given as token indices: ``target=(i, j)``, ``fes=[(name, i, j)]``."""
+    return make_set(
+        text, [span(text, *target)], [(name, *span(text, i, j)) for name, i, j in fes],
+        set_id=next(_IDS), sent_id=zlib.crc32(text.encode()) % 10**6, frame=frame, lu=lu,
+    )
+
+
+def parse(*rows):
+    """Token annotations from ``(head, deprel, xpos)`` rows (head 1-based, 0 = root)."""
+    return tuple(TokenAnnotation(lemma=None, upos=None, xpos=x, head=h, deprel=r) for h, r, x in rows)
+
+
+def write_split(directory, split, sets, parses=None):
+    """``{split}.jsonl`` and, with ``parses`` (sentence string -> annotations), ``{split}.sentences`` and
+    ``{split}.conllu`` as ``pyfn convert --preprocess`` writes them."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{split}.jsonl").write_text("".join(jsonl.dumps(s) + "\n" for s in sets), encoding="utf-8")
+    if parses is not None:
+        table = SentenceTable.of(sets)
+        (directory / f"{split}.sentences").write_text("".join(s + "\n" for s in table.strings), encoding="utf-8")
+        columns = {table.numbers[text]: parses[text] for text in table.strings}
+        conll.write_conllu(directory / f"{split}.conllu", table, columns=columns)
+
+
+def write_lexicon(directory, train, frames_xml=True):
+    directory.mkdir(parents=True, exist_ok=True)
+    lus: dict[str, set[str]] = {}
+    for s in train:
+        lus.setdefault(s.lu_name, set()).add(s.frame_name)
+    (directory / "lu_frames.tsv").write_text(
+        "".join(f"{lu}\t" + "\t".join(sorted(fr)) + "\n" for lu, fr in sorted(lus.items())), encoding="utf-8")
+    if frames_xml:
+        (directory / "frames.xml").write_text(FRAMES_XML, encoding="utf-8")
+        (directory / "frRelations.xml").write_text(RELATIONS_XML, encoding="utf-8")
+
+
+FRAMES_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<frames>
+  <frame name="Giving"><fes><fe name="Donor" coreType="Core"/><fe name="Recipient" coreType="Core"/>
+    <fe name="Theme" coreType="Core"/></fes></frame>
+  <frame name="Weapon"><fes><fe name="Weapon" coreType="Core"/></fes></frame>
+</frames>
+"""
+RELATIONS_XML = """<?xml version="1.0" encoding="UTF-8"?>
+<frame-relations>
+  <frame-relation-type name="Inheritance"><frame-relations/></frame-relation-type>
+</frame-relations>
+"""
+
+
+def run_cli(argv):
+    p = argparse.ArgumentParser(prog="pyfn")
+    sub = p.add_subparsers()
+    add_parser(sub)
+    args = p.parse_args(["baseline", *argv])
+    return args.func(args)
+
+
+# --------------------------------------------------------------------------- MFF
+
+
+def _mff_train():
+    t = "w x ."
+    rows = (
+        [("give.v", "Giving")] * 3
+        + [("bank.n", "Relational_natural_features")] * 2 + [("bank.n", "Businesses")] * 1
+        + [("bank.v", "Reliance")] * 3
+        + [("tie.n", "Zeta")] * 2 + [("tie.n", "Alpha")] * 2
+        + [("run.v", "Self_motion")] * 2
+        + [("cut.n", "Cause_harm")] * 1
+        + [("odd", "Beta")] * 1
+    )
+    return [aset(t, (0, 0), frame, lu) for lu, frame in rows]
+
+
+def test_mff_seen_lu_single_frame():
+    model = MostFrequentFrame.fit(_mff_train())
+    assert model.predict("give.v") == ("Giving", "lu")
+    assert model.predict("run.v") == ("Self_motion", "lu")
+
+
+def test_mff_seen_lu_several_frames_most_frequent():
+    model = MostFrequentFrame.fit(_mff_train())
+    assert model.predict("bank.n") == ("Relational_natural_features", "lu")
+
+
+def test_mff_ties_go_to_the_smallest_frame_name():
+    model = MostFrequentFrame.fit(_mff_train())
+    assert model.predict("tie.n") == ("Alpha", "lu")
+
+
+def test_mff_backoff_lemma_pools_counts_over_pos():
+    """``bank.a`` is unseen: bank.n (RNF 2, Businesses 1) and bank.v (Reliance 3) pooled: Reliance."""
+    model = MostFrequentFrame.fit(_mff_train())
+    assert model.predict("bank.a") == ("Reliance", "lemma")
+
+
+def test_mff_backoff_pos_pools_counts_of_the_suffix():
+    """``walk.v``: no ``walk`` lemma; train .v LUs: Giving 3, Reliance 3, Self_motion 2: tie to Giving."""
+    model = MostFrequentFrame.fit(_mff_train())
+    assert model.predict("walk.v") == ("Giving", "pos")
+    # .n LUs: Relational_natural_features 2, Zeta 2, Alpha 2, Businesses 1, Cause_harm 1
+    assert model.predict("knife.n") == ("Alpha", "pos")
+
+
+def test_mff_backoff_global_most_frequent_frame():
+    """No lemma, unseen POS: the most frequent train frame (Giving 3, Reliance 3: code-point order)."""
+    model = MostFrequentFrame.fit(_mff_train())
+    assert model.predict("quickly.adv") == ("Giving", "global")
+    assert model.predict("even") == ("Beta", "pos")  # no POS suffix: pooled with the train LUs without one
+    assert MostFrequentFrame.fit(_mff_train()[:-1]).predict("even") == ("Giving", "global")
+
+
+def test_mff_lu_without_pos_suffix():
+    model = MostFrequentFrame.fit(_mff_train())
+    assert model.predict("odd") == ("Beta", "lu")
+    assert bd.split_lu("take off.v") == ("take off", "v") and bd.split_lu("odd") == ("odd", "")
+
+
+def test_mff_does_not_depend_on_input_order():
+    train = _mff_train()
+    shuffled = list(train)
+    random.Random(4).shuffle(shuffled)
+    assert MostFrequentFrame.fit(shuffled) == MostFrequentFrame.fit(train)
+    assert MostFrequentFrame.fit(shuffled).record() == MostFrequentFrame.fit(train).record()
+
+
+def test_mff_no_training_set_is_an_error():
+    with pytest.raises(PyfnError, match="no annotation set"):
+        MostFrequentFrame.fit([])
+
+
+# --------------------------------------------------------------------------- logreg
+
+
+def _logreg_data():
+    other = "they moved money into the safe place ."
+    sets = [aset(other, (1, 1), "Other", f"move{i % 3}.v") for i in range(30)]
+    sets += [aset("he ran home fast .", (1, 1), "Self_motion", "run.v") for _ in range(3)]
+    sets += [aset("the bank of the river .", (1, 1), "Relational_natural_features", "bank.n") for _ in range(2)]
+    sets += [aset("the bank lent money .", (1, 1), "Businesses", "bank.n")]
+    return sets
+
+
+def test_logreg_known_single_frame_lu_gets_its_frame():
+    need_sklearn()
+    from pyfn.baselines.logreg import LogRegFrameId
+
+    train = _logreg_data()
+    model = LogRegFrameId.fit(bd.instances(train, None), {"run.v": frozenset({"Self_motion"}),
+                                                          "bank.n": frozenset({"Relational_natural_features",
+                                                                               "Businesses"}),
+                                                          **{f"move{i}.v": frozenset({"Other"}) for i in range(3)}})
+    test = [aset("they moved money into the safe place .", (1, 1), "Self_motion", "run.v")]
+    assert model.predict(bd.instances(test, None)) == [("Self_motion", "known_single")]
+
+
+def test_logreg_ambiguous_lu_is_restricted_to_its_frames():
+    need_sklearn()
+    from pyfn.baselines.logreg import LogRegFrameId, _int32, features
+
+    train = _logreg_data()
+    lexicon = {"run.v": frozenset({"Self_motion"}), "bank.n": frozenset({"Relational_natural_features", "Businesses"}),
+               **{f"move{i}.v": frozenset({"Other"}) for i in range(3)}}
+    model = LogRegFrameId.fit(bd.instances(train, None), lexicon)
+    test = bd.instances([aset("they moved money into the safe place .", (1, 1), "Businesses", "bank.n")], None)
+    # unrestricted, the context wins: "Other"; restricted to bank.n's frames, it cannot be chosen
+    row = model.classifier.decision_function(_int32(model.vectorizer.transform([features(test[0])])))[0]
+    assert model.classes[int(row.argmax())] == "Other"
+    (frame, rule), = model.predict(test)
+    assert rule == "known_ambiguous" and frame in lexicon["bank.n"]
+    unknown = bd.instances([aset("they moved money into the safe place .", (1, 1), "Other", "shift.v")], None)
+    assert model.predict(unknown) == [("Other", "unknown")]
+
+
+def test_logreg_is_deterministic():
+    need_sklearn()
+    from pyfn.baselines.logreg import LogRegFrameId
+
+    train = _logreg_data()
+    lexicon = {"bank.n": frozenset({"Relational_natural_features", "Businesses"})}
+    items = bd.instances(train, None)
+    a = LogRegFrameId.fit(items, lexicon, seed=3)
+    b = LogRegFrameId.fit(items, lexicon, seed=3)
+    assert (a.classifier.coef_ == b.classifier.coef_).all()
+    assert a.predict(items) == b.predict(items)
+
+
+# --------------------------------------------------------------------------- args-deppath
+
+GIVE1 = "Ann gave Bob a pen ."
+GIVE2 = "Tom gave Sue a cup ."
+GIVE3 = "Joe gave a book to Amy ."
+GIVE4 = "Max gave a hat to Liz ."
+MISSILE1 = "The missiles flew ."
+MISSILE2 = "Those missiles flew away ."
+TEST1 = "Kim gave Lee a hat ."
+TEST2 = "Kim gave a toy to Ed ."
+TEST3 = "Two missiles fell ."
+
+DOUBLE_OBJECT = parse((2, "nsubj", "NNP"), (0, "ROOT", "VBD"), (2, "dative", "NNP"), (5, "det", "DT"),
+                      (2, "dobj", "NN"), (2, "punct", "."))
+TO_OBJECT = parse((2, "nsubj", "NNP"), (0, "ROOT", "VBD"), (4, "det", "DT"), (2, "dobj", "NN"),
+                  (2, "prep", "IN"), (5, "pobj", "NNP"), (2, "punct", "."))
+PARSES = {
+    GIVE1: DOUBLE_OBJECT, GIVE2: DOUBLE_OBJECT, TEST1: DOUBLE_OBJECT,
+    GIVE3: TO_OBJECT, GIVE4: TO_OBJECT, TEST2: TO_OBJECT,
+    MISSILE1: parse((2, "det", "DT"), (3, "nsubj", "NNS"), (0, "ROOT", "VBD"), (3, "punct", ".")),
+    MISSILE2: parse((2, "det", "DT"), (3, "nsubj", "NNS"), (0, "ROOT", "VBD"), (3, "advmod", "RB"),
+                    (3, "punct", ".")),
+    TEST3: parse((2, "nummod", "CD"), (3, "nsubj", "NNS"), (0, "ROOT", "VBD"), (3, "punct", ".")),
+}
+
+
+def _args_train():
+    give = [aset(t, (1, 1), "Giving", "give.v", [("Donor", 0, 0), ("Recipient", 2, 2), ("Theme", 3, 4)])
+            for t in (GIVE1, GIVE2)]
+    give += [aset(t, (1, 1), "Giving", "give.v", [("Donor", 0, 0), ("Theme", 2, 3), ("Recipient", 4, 5)])
+             for t in (GIVE3, GIVE4)]
+    missiles = [aset(t, (1, 1), "Weapon", "missile.n", [("Weapon", 1, 1)]) for t in (MISSILE1, MISSILE2)]
+    return give + missiles
+
+
+def _args_test():
+    return [aset(TEST1, (1, 1), "Giving", "give.v", [("Donor", 0, 0), ("Recipient", 2, 2), ("Theme", 3, 4)]),
+            aset(TEST2, (1, 1), "Giving", "give.v", [("Donor", 0, 0), ("Theme", 2, 3), ("Recipient", 4, 5)]),
+            aset(TEST3, (1, 1), "Weapon", "missile.n", [("Weapon", 1, 1)])]
+
+
+def _labels(inst, labels):
+    text = inst.aset.sentence.text
+    return [(lb.name, text[lb.start:lb.end + 1]) for lb in labels]
+
+
+def test_deppath_candidates_and_paths():
+    inst, = bd.instances([_args_train()[2]], PARSES)
+    cands = {c.index: (c.path, c.lexpath) for c in deppath.candidates(inst)}
+    assert cands == {-1: ("SELF", "SELF"), 0: ("vnsubj", "vnsubj"), 2: ("vdobj vdet", "vdobj vdet"),
+                     3: ("vdobj", "vdobj"), 4: ("vprep", "vprep:to"),
+                     5: ("vprep vpobj", "vprep:to vpobj")}  # neither the target nor punctuation
+    assert deppath.gold_labels(inst) == {0: "Donor", 3: "Theme", 4: "Recipient"}
+    assert deppath.fe_span(inst, 4) == (4, 5) and deppath.fe_span(inst, 3) == (2, 3)
+
+
+def test_deppath_span_stops_at_the_target_and_drops_punctuation():
+    text = "old men , ."
+    inst, = bd.instances([aset(text, (0, 0), "Age", "old.a")],
+                         {text: parse((2, "amod", "JJ"), (0, "ROOT", "NNS"), (2, "punct", ","), (2, "punct", "."))})
+    assert [(c.index, c.path) for c in deppath.candidates(inst)] == [(-1, "SELF"), (1, "^amod")]
+    assert deppath.fe_span(inst, 1) == (1, 1)  # subtree 0..3: the target and the punctuation left out
+
+
+def test_deppath_predicts_from_paths_and_the_target_itself():
+    model = deppath.DepPathArgs.fit(bd.instances(_args_train(), PARSES))
+    items = bd.instances(_args_test(), PARSES)
+    got = [_labels(inst, model.predict(inst, 0.5)) for inst in items]
+    assert got == [
+        [("Donor", "Kim"), ("Recipient", "Lee"), ("Theme", "a hat")],
+        [("Donor", "Kim"), ("Theme", "a toy"), ("Recipient", "to Ed")],
+        [("Weapon", "missiles")],
+    ]
+    assert model.training["annotation_sets"] == 6 and model.training["fe_heads_reached"] == 14
+
+
+def test_deppath_threshold_and_one_fe_per_name():
+    model = deppath.DepPathArgs.fit(bd.instances(_args_train(), PARSES))
+    inst = bd.instances(_args_test(), PARSES)[0]
+    props = model.proposals(inst)
+    assert [p[0] for p in props] == sorted((p[0] for p in props), reverse=True)
+    labels = model.predict(inst, 0.0)
+    assert len({lb.name for lb in labels}) == len(labels)
+    spans = sorted((lb.start, lb.end) for lb in labels)
+    assert all(a[1] < b[0] for a, b in zip(spans, spans[1:], strict=False))
+    assert model.predict(inst, 1.01) == []
+
+
+def test_deppath_skips_unannotated_sets_and_needs_a_parse():
+    from dataclasses import replace
+
+    train = [replace(s, status="UNANN") for s in _args_train()]
+    model = deppath.DepPathArgs.fit(bd.instances(train, PARSES))
+    assert model.training["skipped_unannotated_sets"] == 6 and not model.counts
+    with pytest.raises(PyfnError, match="needs a dependency parse"):
+        deppath.DepPathArgs.fit(bd.instances(_args_train(), None))
+
+
+def test_as_scored_merges_fe_ranks():
+    s = make_set("a b c", [(0, 0)], [("X", 2, 2)], rank2=[("Y", 4, 4)])
+    assert [(lay.name, lay.rank, [lb.name for lb in lay.labels]) for lay in bd.as_scored(s).layers] == [
+        ("Target", 1, ["Target"]), ("FE", 1, ["X", "Y"])]
+    assert [lay.name for lay in bd.with_frame(s, "Other").layers] == ["Target"]
+    assert bd.with_frame(s, "Other").frame_name == "Other"
+
+
+# --------------------------------------------------------------------------- parses and the data directory
+
+
+def test_load_parses_checks_alignment(tmp_path):
+    sets = _args_train()
+    write_split(tmp_path, "train", sets, PARSES)
+    parses = bd.load_parses(tmp_path, "train", sets)
+    assert parses[GIVE1] == PARSES[GIVE1]
+    path = tmp_path / "train.conllu"
+    path.write_text(path.read_text(encoding="utf-8").replace("\tAnn\t", "\tAnne\t"), encoding="utf-8")
+    with pytest.raises(PyfnError, match=r"train\.conllu: sentence 0, token 1: FORM 'Anne', FrameNet has 'Ann'"):
+        bd.load_parses(tmp_path, "train", sets)
+
+
+def test_load_parses_needs_every_sentence_in_the_sentences_file(tmp_path):
+    sets = _args_train()
+    write_split(tmp_path, "train", sets[:4], PARSES)
+    with pytest.raises(PyfnError, match=r"train\.sentences: no line for the sentence of annotation set \d+"):
+        bd.load_parses(tmp_path, "train", sets)
+    (tmp_path / "train.sentences").unlink()
+    with pytest.raises(PyfnError, match=r"train\.sentences: no such file"):
+        bd.load_parses(tmp_path, "train", sets)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """A data directory (train/dev/test with parses) and its lexicon."""
+    data, lex = tmp_path / "data", tmp_path / "lex"
+    train = _args_train()
+    write_split(data, "train", train, PARSES)
+    write_split(data, "dev", _args_test(), PARSES)
+    write_split(data, "test", _args_test()[::-1][:2], PARSES)
+    write_lexicon(lex, train)
+    return data, lex
+
+
+def _run(tiny, name, out, *extra):
+    data, lex = tiny
+    return run_cli([name, "--data", str(data), "--lexicon", str(lex), "--target", str(out), "--quiet", *extra])
+
+
+@pytest.mark.parametrize("name", ["frameid-mff", "frameid-logreg", "args-deppath"])
+def test_cli_writes_predictions_and_manifest(tiny, tmp_path, name):
+    if name == "frameid-logreg":
+        need_sklearn()
+    out = tmp_path / "out"
+    assert _run(tiny, name, out) == 0
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["system"] == name and manifest["seed"] == 0
+    assert set(manifest["outputs"]) == {"dev.predicted.xml", "test.predicted.xml"}
+    for file, digest in manifest["outputs"].items():
+        assert sha256_file(out / file) == digest
+    for file, digest in manifest["inputs"].items():
+        role, base = file.split("/")
+        assert sha256_file(tiny[0 if role == "data" else 1] / base) == digest
+    assert "data/train.jsonl" in manifest["inputs"] and "lexicon/lu_frames.tsv" in manifest["inputs"]
+    gold = bd.load_sets(tiny[0], "dev")
+    pred = list(semeval.read(out / "dev.predicted.xml", log=ProblemLog(strict=True)))
+    assert len(pred) == len(gold)
+    assert [s.target for s in pred] == [s.target for s in gold]
+    if name == "args-deppath":
+        assert manifest["model"]["threshold"]["tuned_on"] == "dev"
+        assert "lexicon/frames.xml" in manifest["inputs"] and "data/dev.conllu" in manifest["inputs"]
+        assert [s.frame_name for s in pred] == [s.frame_name for s in gold]
+        assert sorted((lb.name, lb.start, lb.end) for s in pred for lb in s.layer_labels("FE")) == sorted(
+            (lb.name, lb.start, lb.end) for s in gold for _, lb in s.overt_fes)
+    else:
+        assert [s.frame_name for s in pred] == [s.frame_name for s in gold]
+        assert not any(s.layer_labels("FE") for s in pred)
+        if name == "frameid-logreg":
+            assert manifest["model"]["sklearn_version"]
+    # a second run gives the same bytes
+    again = tmp_path / "again"
+    _run(tiny, name, again)
+    for file in ("dev.predicted.xml", "test.predicted.xml", "manifest.json"):
+        assert (again / file).read_bytes() == (out / file).read_bytes()
+
+
+def test_cli_given_threshold_and_one_split(tiny, tmp_path):
+    data, _ = tiny
+    (data / "dev.jsonl").unlink()  # not read: no tuning, no dev predictions
+    out = tmp_path / "out"
+    _run(tiny, "args-deppath", out, "--splits", "test", "--threshold", "1")
+    assert not (out / "dev.predicted.xml").exists()
+    pred = list(semeval.read(out / "test.predicted.xml", log=ProblemLog(strict=True)))
+    assert [s.sentence.text for s in pred] == [TEST2, TEST3]
+    assert [[lb.name for lb in s.layer_labels("FE")] for s in pred] == [["Donor", "Theme", "Recipient"], ["Weapon"]]
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["model"]["threshold"] == {"value": 1.0, "tuned_on": None}
+    assert not any(name.startswith("data/dev") for name in manifest["inputs"])
+
+
+@pytest.mark.parametrize("name", ["frameid-logreg", "args-deppath"])
+def test_cli_output_does_not_depend_on_the_hash_seed(tiny, tmp_path, name):
+    data, lex = tiny
+    if name == "frameid-logreg":  # ambiguous and unknown LUs: the classifier decides
+        need_sklearn()
+        data, lex = tmp_path / "fdata", tmp_path / "flex"
+        train = _logreg_data()
+        write_split(data, "train", train)
+        texts = ["they moved money into the safe place .", "the bank of the river .", "he ran home fast ."]
+        for split in ("dev", "test"):
+            write_split(data, split, [aset(t, (1, 1), "Other", lu) for t in texts for lu in ("bank.n", "shift.v")])
+        write_lexicon(lex, train, frames_xml=False)
+    code = ("import argparse, sys; from pyfn.baselines.command import add_parser; p = argparse.ArgumentParser(); "
+            "add_parser(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))")
+    for seed in ("1", "2"):
+        subprocess.run([sys.executable, "-c", code, "baseline", name, "--data", str(data), "--lexicon", str(lex),
+                        "--target", str(tmp_path / seed), "--quiet"], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed})
+    for file in ("dev.predicted.xml", "test.predicted.xml", "manifest.json"):
+        assert (tmp_path / "1" / file).read_bytes() == (tmp_path / "2" / file).read_bytes()
+
+
+def test_cli_rerun_replaces_the_previous_run(tiny, tmp_path):
+    out = tmp_path / "out"
+    _run(tiny, "frameid-mff", out)
+    _run(tiny, "frameid-mff", out, "--splits", "test")
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "test.predicted.xml"]
+    with pytest.raises(UsageError, match="is the --data directory"):
+        _run(tiny, "frameid-mff", tiny[0])
+
+
+def test_cli_missing_data_file_names_it(tiny, tmp_path):
+    data, _ = tiny
+    (data / "train.jsonl").unlink()
+    with pytest.raises(PyfnError, match=r"data/train\.jsonl: no such file"):
+        _run(tiny, "frameid-mff", tmp_path / "out")
+    assert not (tmp_path / "out" / "manifest.json").exists()
+
+
+def test_cli_missing_split_file_names_it(tiny, tmp_path):
+    (tiny[0] / "test.jsonl").unlink()
+    with pytest.raises(PyfnError, match=r"data/test\.jsonl: no such file"):
+        _run(tiny, "frameid-mff", tmp_path / "out")
+    _run(tiny, "frameid-mff", tmp_path / "out", "--splits", "dev")
+    assert (tmp_path / "out" / "dev.predicted.xml").is_file()
+
+
+def test_cli_missing_lexicon_file_names_it(tiny, tmp_path):
+    (tiny[1] / "lu_frames.tsv").unlink()
+    with pytest.raises(PyfnError, match=r"lex/lu_frames\.tsv: no such file"):
+        _run(tiny, "frameid-mff", tmp_path / "out")
+
+
+def test_cli_missing_directory(tiny, tmp_path):
+    with pytest.raises(PyfnError, match=r"nowhere: no such directory \(--data\)"):
+        run_cli(["frameid-mff", "--data", str(tmp_path / "nowhere"), "--lexicon", str(tiny[1]),
+                 "--target", str(tmp_path / "out")])
+
+
+def test_cli_lexicon_must_match_train(tiny, tmp_path):
+    path = tiny[1] / "lu_frames.tsv"
+    path.write_text(path.read_text(encoding="utf-8") + "other.n\tOther\n", encoding="utf-8")
+    with pytest.raises(PyfnError, match=r"lu_frames\.tsv: LU 'other\.n' has frames \['Other'\] but .*train\.jsonl"):
+        _run(tiny, "frameid-mff", tmp_path / "out")
+
+
+def test_cli_args_needs_parses_and_scorer_lexicon(tiny, tmp_path):
+    data, lex = tiny
+    (lex / "frames.xml").unlink()
+    with pytest.raises(PyfnError, match=r"lex/frames\.xml: no such file"):
+        _run(tiny, "args-deppath", tmp_path / "out")
+    _run(tiny, "args-deppath", tmp_path / "out", "--threshold", "0.5")  # no tuning: no scorer lexicon needed
+    (data / "test.conllu").unlink()
+    with pytest.raises(PyfnError, match=r"data/test\.conllu: no such file \(args-deppath needs a dependency parse"):
+        _run(tiny, "args-deppath", tmp_path / "out", "--threshold", "0.5")
+
+
+def test_cli_parses_all_or_none(tiny, tmp_path):
+    data, _ = tiny
+    (data / "dev.conllu").unlink()
+    with pytest.raises(PyfnError, match=r"data/dev\.conllu: no such file \(train\.conllu is there"):
+        _run(tiny, "frameid-logreg", tmp_path / "out")
+    for split in ("train", "test"):
+        (data / f"{split}.conllu").unlink()
+    need_sklearn()
+    _run(tiny, "frameid-logreg", tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["model"]["features_from"] == "words only (no preprocessing)"
+    assert not any(name.endswith(".conllu") for name in manifest["inputs"])
+
+
+def test_cli_usage_errors(tiny, tmp_path):
+    with pytest.raises(UsageError, match="--threshold goes with args-deppath"):
+        _run(tiny, "frameid-mff", tmp_path / "out", "--threshold", "0.5")
+    with pytest.raises(UsageError, match="--seed -1"):
+        _run(tiny, "frameid-mff", tmp_path / "out", "--seed", "-1")
+    with pytest.raises(SystemExit):
+        _run(tiny, "frameid-nope", tmp_path / "out")
