@@ -19,7 +19,7 @@ from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
 from pyfn.lexicon import DEFAULT_RELATIONS, generate
 from pyfn.model import AnnotationSet, Frame
-from pyfn.manifest import MANIFEST, data_signature, fingerprint, write_manifest
+from pyfn.manifest import MANIFEST, check_finished, data_signature, fingerprint, write_manifest
 from pyfn.preprocess.directory import Progress, manifest_record, no_progress, preprocess_splits
 from pyfn.preprocess.runner import PreprocessOptions
 from pyfn.splits.builder import DEDUP_RULE, BuildOptions, BuildResult, build_splits
@@ -307,6 +307,8 @@ def _convert_files(
 ) -> dict[str, Any]:
     if not source.is_dir():
         raise PyfnError(f"{source}: not a directory of {from_} split files")
+    if (source / MANIFEST).is_file() or (source / LOCK_NAME).is_file():
+        check_finished(source)  # pyfn's own output: only a finished one is read
     present = splits_in(source, from_)
     wanted = [s for s in options.splits if s in present]
     if not wanted:

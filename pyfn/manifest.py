@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from pyfn import __version__
-from pyfn.fileio import write_text
+from pyfn.errors import PyfnError
+from pyfn.fileio import sha256_file, write_text
 
 MANIFEST = "manifest.json"
 
@@ -76,4 +77,24 @@ def read_manifest(directory: Path) -> dict[str, Any] | None:
     path = Path(directory) / MANIFEST
     if not path.is_file():
         return None
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise PyfnError(f"{path}: unreadable manifest ({exc}): not a finished pyfn output") from None
+    if not isinstance(manifest, dict):
+        raise PyfnError(f"{path}: not a pyfn manifest: not a finished pyfn output")
+    return manifest
+
+
+def check_finished(directory: Path) -> dict[str, Any]:
+    """The manifest of a finished pyfn output directory; an error if there is none or a file changed since."""
+    manifest = read_manifest(directory)
+    if manifest is None:
+        raise PyfnError(f"{directory}: no {MANIFEST}: not a finished pyfn output (rerun the conversion)")
+    for name, digest in manifest.get("outputs", {}).items():
+        path = Path(directory) / name
+        if not path.is_file():
+            raise PyfnError(f"{directory}: {name} listed in {MANIFEST} is missing: not a finished pyfn output")
+        if sha256_file(path) != digest:
+            raise PyfnError(f"{directory}: {name} changed since {MANIFEST} was written: not a finished pyfn output")
+    return manifest

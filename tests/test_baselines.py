@@ -69,6 +69,13 @@ def write_split(directory, split, sets, parses=None):
         (directory / f"{split}.sentences").write_text("".join(s + "\n" for s in table.strings), encoding="utf-8")
         columns = {table.numbers[text]: parses[text] for text in table.strings}
         conll.write_conllu(directory / f"{split}.conllu", table, columns=columns)
+    finish(directory)
+
+
+def finish(directory):
+    """A manifest of the directory's files, as pyfn convert / generate end: a finished output."""
+    outputs = {p.name: sha256_file(p) for p in sorted(directory.iterdir()) if p.is_file() and p.name != "manifest.json"}
+    (directory / "manifest.json").write_text(json.dumps({"outputs": outputs}), encoding="utf-8")
 
 
 def write_lexicon(directory, train, frames_xml=True):
@@ -81,6 +88,7 @@ def write_lexicon(directory, train, frames_xml=True):
     if frames_xml:
         (directory / "frames.xml").write_text(FRAMES_XML, encoding="utf-8")
         (directory / "frRelations.xml").write_text(RELATIONS_XML, encoding="utf-8")
+    finish(directory)
 
 
 FRAMES_XML = """<?xml version="1.0" encoding="UTF-8"?>
@@ -419,9 +427,17 @@ def test_cli_writes_predictions_and_manifest(tiny, tmp_path, name):
         assert (again / file).read_bytes() == (out / file).read_bytes()
 
 
+def test_cli_refuses_unfinished_data(tiny, tmp_path):
+    data, _ = tiny
+    (data / "manifest.json").unlink()
+    with pytest.raises(PyfnError, match="no manifest.json: not a finished pyfn output"):
+        _run(tiny, "frameid-mff", tmp_path / "out")
+
+
 def test_cli_given_threshold_and_one_split(tiny, tmp_path):
     data, _ = tiny
     (data / "dev.jsonl").unlink()  # not read: no tuning, no dev predictions
+    finish(data)
     out = tmp_path / "out"
     _run(tiny, "args-deppath", out, "--splits", "test", "--threshold", "1")
     assert not (out / "dev.predicted.xml").exists()
@@ -467,6 +483,7 @@ def test_cli_rerun_replaces_the_previous_run(tiny, tmp_path):
 def test_cli_missing_data_file_names_it(tiny, tmp_path):
     data, _ = tiny
     (data / "train.jsonl").unlink()
+    finish(data)  # still a finished output: the inner check speaks
     with pytest.raises(PyfnError, match=r"data/train\.jsonl: no such file"):
         _run(tiny, "frameid-mff", tmp_path / "out")
     assert not (tmp_path / "out" / "manifest.json").exists()
@@ -474,6 +491,7 @@ def test_cli_missing_data_file_names_it(tiny, tmp_path):
 
 def test_cli_missing_split_file_names_it(tiny, tmp_path):
     (tiny[0] / "test.jsonl").unlink()
+    finish(tiny[0])  # still a finished output: the inner check speaks
     with pytest.raises(PyfnError, match=r"data/test\.jsonl: no such file"):
         _run(tiny, "frameid-mff", tmp_path / "out")
     _run(tiny, "frameid-mff", tmp_path / "out", "--splits", "dev")
@@ -482,6 +500,7 @@ def test_cli_missing_split_file_names_it(tiny, tmp_path):
 
 def test_cli_missing_lexicon_file_names_it(tiny, tmp_path):
     (tiny[1] / "lu_frames.tsv").unlink()
+    finish(tiny[1])  # still a finished output: the inner check speaks
     with pytest.raises(PyfnError, match=r"lex/lu_frames\.tsv: no such file"):
         _run(tiny, "frameid-mff", tmp_path / "out")
 
@@ -495,6 +514,7 @@ def test_cli_missing_directory(tiny, tmp_path):
 def test_cli_lexicon_must_match_train(tiny, tmp_path):
     path = tiny[1] / "lu_frames.tsv"
     path.write_text(path.read_text(encoding="utf-8") + "other.n\tOther\n", encoding="utf-8")
+    finish(path.parent)
     with pytest.raises(PyfnError, match=r"lu_frames\.tsv: LU 'other\.n' has frames \['Other'\] but .*train\.jsonl"):
         _run(tiny, "frameid-mff", tmp_path / "out")
 
@@ -502,10 +522,12 @@ def test_cli_lexicon_must_match_train(tiny, tmp_path):
 def test_cli_args_needs_parses_and_scorer_lexicon(tiny, tmp_path):
     data, lex = tiny
     (lex / "frames.xml").unlink()
+    finish(lex)  # still a finished output: the inner check speaks
     with pytest.raises(PyfnError, match=r"lex/frames\.xml: no such file"):
         _run(tiny, "args-deppath", tmp_path / "out")
     _run(tiny, "args-deppath", tmp_path / "out", "--threshold", "0.5")  # no tuning: no scorer lexicon needed
     (data / "test.conllu").unlink()
+    finish(data)  # still a finished output: the inner check speaks
     with pytest.raises(PyfnError, match=r"data/test\.conllu: no such file \(args-deppath needs a dependency parse"):
         _run(tiny, "args-deppath", tmp_path / "out", "--threshold", "0.5")
 
@@ -513,10 +535,12 @@ def test_cli_args_needs_parses_and_scorer_lexicon(tiny, tmp_path):
 def test_cli_parses_all_or_none(tiny, tmp_path):
     data, _ = tiny
     (data / "dev.conllu").unlink()
+    finish(data)  # still a finished output: the inner check speaks
     with pytest.raises(PyfnError, match=r"data/dev\.conllu: no such file \(train\.conllu is there"):
         _run(tiny, "frameid-logreg", tmp_path / "out")
     for split in ("train", "test"):
         (data / f"{split}.conllu").unlink()
+        finish(data)  # still a finished output: the inner check speaks
     need_sklearn()
     _run(tiny, "frameid-logreg", tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))

@@ -21,7 +21,7 @@ from pyfn import __version__
 from pyfn.baselines import data as bd
 from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import locked_directory, sha256_file
-from pyfn.manifest import MANIFEST, read_manifest, write_manifest
+from pyfn.manifest import MANIFEST, check_finished, read_manifest, write_manifest
 from pyfn.model import AnnotationSet
 
 SYSTEMS = {
@@ -82,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
             raise PyfnError(f"{directory}: no such directory ({role})")
         if target.resolve() == directory.resolve():
             raise UsageError(f"--target {target} is the {role} directory; write predictions elsewhere")
+        check_finished(directory)  # a directory without a (matching) manifest is not a result to train on
     inputs = bd.Inputs()
     lu_frames = _lexicon(lexicon_dir, inputs)
     train = bd.load_sets(data, "train", inputs)

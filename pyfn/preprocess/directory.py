@@ -21,7 +21,7 @@ from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import locked_directory, sha256_file
 from pyfn.formats import bios, conll, semafor
 from pyfn.formats.base import SentenceTable, read_sentences
-from pyfn.manifest import MANIFEST, read_manifest, write_manifest
+from pyfn.manifest import MANIFEST, check_finished, write_manifest
 from pyfn.preprocess.base import IMPORT, create
 from pyfn.preprocess.cache import ParseCache
 from pyfn.preprocess.runner import PreprocessOptions, SplitAnalyses, analyse_split, import_split
@@ -140,20 +140,6 @@ def manifest_record(record: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(record)
     out["splits"] = {s: {k: v for k, v in r.items() if k != "cache"} for s, r in record["splits"].items()}
     return out
-
-
-def check_finished(directory: Path) -> dict[str, Any]:
-    """The manifest of a finished pyfn output directory; an error if there is none or a file changed since."""
-    manifest = read_manifest(directory)
-    if manifest is None:
-        raise PyfnError(f"{directory}: no {MANIFEST}: not a finished pyfn output (rerun the conversion)")
-    for name, digest in manifest.get("outputs", {}).items():
-        path = Path(directory) / name
-        if not path.is_file():
-            raise PyfnError(f"{directory}: {name} listed in {MANIFEST} is missing: not a finished pyfn output")
-        if sha256_file(path) != digest:
-            raise PyfnError(f"{directory}: {name} changed since {MANIFEST} was written: not a finished pyfn output")
-    return manifest
 
 
 def preprocess_directory(
