@@ -49,9 +49,10 @@ def score_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str, str, str, 
         for split, by_mode in by_split.items():
             for mode, result in by_mode.items():
                 if mode == "frameid":
-                    total = result["total"]
+                    total, amb, nolex = result["total"], result["ambiguous"], result["no_lex"]
                     rows.append((system, split, mode, "", "",
-                                 f"{total['accuracy']:.4f} ({total['correct']}/{total['n']})", result["signature"]))
+                                 f"{total['accuracy']:.4f} ({total['correct']}/{total['n']}; ambiguous "
+                                 f"{amb['accuracy']:.4f}, no-lex {nolex['accuracy']:.4f})", result["signature"]))
                 else:
                     rows.append((system, split, mode, f"{result['precision']:.4f}", f"{result['recall']:.4f}",
                                  f"{result['f1']:.4f}", result["signature"]))

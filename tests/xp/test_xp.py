@@ -202,3 +202,46 @@ def test_topic_scores_feed_compare_runs(root, tmp_path, capsys):
                  "--output", str(tmp_path / "cmp.json")]) == 0
     result = json.loads((tmp_path / "cmp.json").read_text())
     assert result["signature"].startswith("repro|topics:sentence|n_sys:2|")
+
+
+STUDY = '''
+[[system]]
+name = "mff"
+baseline = "frameid-mff"
+
+[[system]]
+name = "logreg"
+baseline = "frameid-logreg"
+'''
+
+
+@pytest.mark.parametrize("split", ["random(n=2, seed=4)", "kfold(k=2, seed=1)"])
+def test_ranking_stability_study(root, split):
+    folder = _make(root, systems=STUDY)
+    path = folder / "experiment.toml"
+    path.write_text(path.read_text().replace('split = "standard"', f'split = "{split}"'))
+    xp.run(folder, main)
+    manifest = xp.report(folder)
+    study = manifest["study"]
+    names = ["standard", "random-seed4", "random-seed5"] if split.startswith("random") else [
+        "standard", "kfold2-seed1-fold0", "kfold2-seed1-fold1"]
+    assert list(study["splits"]) == names
+    for name in names:
+        result = study["splits"][name]
+        assert set(result["scores"]) == {"mff", "logreg"} and result["ranking"]["frameid"]
+        pair = result["pairs"][0]
+        assert (pair["a"], pair["b"], pair["test"]) == ("mff", "logreg", "McNemar mid-p")
+        assert 0 <= pair["p"] <= pair["p_holm"] <= 1
+        assert result["documents"]["test"] and result["counts"]["test"]["annotation_sets"] > 0
+    assert study["splits"]["random-seed4" if split.startswith("random") else "kfold2-seed1-fold0"]["documents"] != \
+        study["splits"]["standard"]["documents"]
+    summary = study["summary"]
+    assert summary["drawn_splits"] == 2 and set(summary["systems"]) == {"mff", "logreg"}
+    stats = summary["systems"]["mff"]
+    assert stats["min"] <= stats["mean"] <= stats["max"] and stats["n"] == 2
+    assert 0 <= summary["ranking_holds"]["frameid"] <= 2
+    readme = (folder / "README.md").read_text()
+    assert "## Ranking stability over drawn splits" in readme and "| mff |" in readme
+    assert "random-seed4/data" in readme or "kfold2-seed1-fold0/data" in readme
+    html = (folder / "report.html").read_text()
+    assert "red bar: standard split" in html and html.count("<circle") == 4
