@@ -393,7 +393,6 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
 
 
 def _score(args: argparse.Namespace) -> int:
-    import json  # noqa: PLC0415
 
     from pyfn.scoring.semeval import score  # noqa: PLC0415
     from pyfn.scoring.signature import score_signature  # noqa: PLC0415
@@ -452,7 +451,6 @@ def _emit_json(obj: dict, args: argparse.Namespace) -> int:
 
 
 def _score_frameid(args: argparse.Namespace) -> int:
-    import json  # noqa: PLC0415
 
     from pyfn.errors import ProblemLog  # noqa: PLC0415
     from pyfn.formats import semeval  # noqa: PLC0415

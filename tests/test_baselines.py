@@ -12,7 +12,7 @@ import sys
 import zlib
 
 import pytest
-from conftest import make_set
+from conftest import make_set, need_sklearn
 
 from pyfn.baselines import args as deppath
 from pyfn.baselines import data as bd
@@ -23,16 +23,6 @@ from pyfn.fileio import sha256_file
 from pyfn.formats import conll, jsonl, semeval
 from pyfn.formats.base import SentenceTable
 from pyfn.model import TokenAnnotation, tokens
-
-def need_sklearn() -> None:
-    """scikit-learn (a pyfn dependency, used by frameid-logreg): skipped locally when absent, required in CI."""
-    try:
-        import sklearn  # noqa: F401, PLC0415
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("scikit-learn is missing in CI (pyfn depends on it for frameid-logreg)")
-        pytest.skip("scikit-learn not installed")
-
 
 # --------------------------------------------------------------------------- helpers
 

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import need_sklearn
 
 from pyfn.baselines.command import add_parser
 from pyfn.cli import main
@@ -22,16 +23,6 @@ from pyfn.formats import semeval
 from pyfn.scoring.frameid import frame_id_accuracy, read_lu_frames
 from pyfn.scoring.relations import ScorerLexicon
 from pyfn.scoring.semeval import score
-
-
-def need_sklearn() -> None:
-    """scikit-learn (a pyfn dependency, used by frameid-logreg): skipped locally when absent, required in CI."""
-    try:
-        import sklearn  # noqa: F401, PLC0415
-    except ImportError:
-        if os.environ.get("CI"):
-            pytest.fail("scikit-learn is missing in CI (pyfn depends on it for frameid-logreg)")
-        pytest.skip("scikit-learn not installed")
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,6 @@ from pyfn.formats.base import (
     SplitView,
     index_runs,
     read_sentences,
-    sentence_string,
     text_lines,
     token_span,
 )

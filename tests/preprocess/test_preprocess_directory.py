@@ -21,7 +21,6 @@ from pyfn.preprocess import base
 from pyfn.preprocess.directory import preprocess_directory
 from pyfn.preprocess.runner import PreprocessOptions
 from pyfn.resources import resource_path
-from pyfn.splits.builder import BuildOptions
 
 FORMATS = ["jsonl", "semafor", "bios", "conllx", "conllu", "semeval"]
 
