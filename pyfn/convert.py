@@ -15,6 +15,7 @@ from pyfn.fileio import LOCK_NAME, locked_directory, sha256_file, write_lines
 from pyfn.formats import jsonl
 from pyfn.formats.base import Losses, SentenceTable, SplitView
 from pyfn.formats.registry import NOT_SOURCES, READERS, WRITERS, FormatOptions, read_split, splits_in
+from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
 from pyfn.lexicon import DEFAULT_RELATIONS, generate
@@ -259,6 +260,9 @@ def _convert_release(
     release = open_release(source)
     definition = make_definition(release, spec)
     result = build_splits(release, definition, options, progress)
+    check = compare_read(release, result.files, ("fulltext", "lu") if options.with_exemplars else ("fulltext",))
+    if check is not None and not check.genuine:
+        result.warnings.append(check.message())
     tos = _formats(to)
     if tos == ("jsonl",) and tables is None:
         outputs = {}
@@ -298,6 +302,8 @@ def _convert_release(
     )
     manifest["format_options"] = formats.record()
     manifest["losses"] = losses
+    if check is not None:
+        manifest["release"]["check"] = check.record()
     return manifest
 
 
