@@ -90,6 +90,7 @@ class Recipe:
     formats: tuple[str, ...] = ("jsonl", "semafor", "bios", "conllu", "semeval")
     preprocess: str | None = "spacy"
     model: str | None = None
+    preprocess_jobs: int = 1
     systems: tuple[System, ...] = ()
     score_splits: tuple[str, ...] = ("test",)
     study: tuple[str, int, int] | None = None
@@ -184,6 +185,7 @@ def load_recipe(folder: Path) -> Recipe:
         formats=tuple(_get(data, "formats", list, f"{where} [data]", ["jsonl", "semafor", "bios", "conllu", "semeval"])),
         preprocess=None if tool == "none" else tool,
         model=_get(pre, "model", str, f"{where} [preprocess]", None),
+        preprocess_jobs=_get(pre, "jobs", int, f"{where} [preprocess]", 1),
         systems=systems,
         score_splits=tuple(_get(scoring, "splits", list, f"{where} [scoring]", ["test"])),
         study=study,

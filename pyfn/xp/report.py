@@ -42,6 +42,11 @@ def settings(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+def _accuracy(acc: dict[str, Any]) -> str:
+    """``0.7809 [0.7680, 0.7933] (3239/4148)``: accuracy, 95% Wilson interval, counts."""
+    return f"{acc['accuracy']:.4f} [{acc['wilson_low']:.4f}, {acc['wilson_high']:.4f}] ({acc['correct']}/{acc['n']})"
+
+
 def score_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str, str, str, str, str]]:
     """``(system, split, mode, P, R, F1 or accuracy, signature)`` for every score."""
     rows = []
@@ -51,8 +56,8 @@ def score_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str, str, str, 
                 if mode == "frameid":
                     total, amb, nolex = result["total"], result["ambiguous"], result["no_lex"]
                     rows.append((system, split, mode, "", "",
-                                 f"{total['accuracy']:.4f} ({total['correct']}/{total['n']}; ambiguous "
-                                 f"{amb['accuracy']:.4f}, no-lex {nolex['accuracy']:.4f})", result["signature"]))
+                                 f"{_accuracy(total)}; ambiguous {_accuracy(amb)}; no-lex {_accuracy(nolex)}",
+                                 result["signature"]))
                 else:
                     rows.append((system, split, mode, f"{result['precision']:.4f}", f"{result['recall']:.4f}",
                                  f"{result['f1']:.4f}", result["signature"]))
@@ -92,7 +97,9 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                 f"given its predictions, `pyfn xp run {recipe.number} --step score --system {system.name} "
                 f"--predictions DIR` imports and scores them."]
     rows = score_rows(manifest)
-    out += ["", "## Scores", ""]
+    out += ["", "## Scores", "", "Frame identification: accuracy [95% Wilson interval] (correct/targets), in total, on "
+            "ambiguous targets (LUs with several frames in the train lexicon) and on no-lex targets (LUs absent "
+            "from it).", ""]
     if manifest.get("study"):
         out += ["Standard split:", ""]
     if rows:
@@ -120,7 +127,7 @@ def _bar_chart(rows: list[tuple[str, ...]]) -> str:
     """An inline SVG bar chart of the scores (F1 or accuracy), one bar per system, split and mode."""
     values = []
     for row in rows:
-        value = float(row[5].split()[0])
+        value = float(row[5].split()[0].rstrip(";"))
         values.append((f"{row[0]} {row[1]} {row[2]}", value))
     if not values:
         return ""
@@ -144,7 +151,8 @@ def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>Experiment {esc(recipe.number)}: {esc(recipe.title)}</title>",
         "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}code,pre{background:#f4f4f4}</style>",
+        "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}code,pre{background:#f4f4f4}"
+        "pre{white-space:pre-wrap;overflow-wrap:anywhere}</style>",
         "</head><body>", f"<h1>Experiment {esc(recipe.number)}: {esc(recipe.title)}</h1>", f"<p>{esc(recipe.purpose)}</p>",
         "<h2>Settings</h2><table>",
     ]

@@ -99,6 +99,8 @@ def steps(recipe: Recipe, layout: Layout) -> list[Step]:
                *_build_args(recipe)]
     if recipe.preprocess:
         convert += ["--preprocess", recipe.preprocess] + (["--model", recipe.model] if recipe.model else [])
+        if recipe.preprocess_jobs > 1:
+            convert += ["--preprocess-jobs", str(recipe.preprocess_jobs)]
     out = [
         Step("data", tuple([*convert, "--quiet"])),
         Step("lexicon", ("generate", "--source", recipe.source, "--target", str(layout.lexicon), *_build_args(recipe),

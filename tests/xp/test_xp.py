@@ -245,3 +245,40 @@ def test_ranking_stability_study(root, split):
     assert "random-seed4/data" in readme or "kfold2-seed1-fold0/data" in readme
     html = (folder / "report.html").read_text()
     assert "red bar: standard split" in html and html.count("<circle") == 4
+
+
+def test_report_page_parses_and_every_image_exists(root):
+    from lxml import html as lxml_html
+
+    folder = _make(root, systems=EXTERNAL)
+    xp.run(folder, main, step="data")
+    xp.report(folder)
+    page = lxml_html.fromstring((folder / "report.html").read_bytes())
+    assert page.findtext(".//title").startswith("Experiment 003")
+    for img in page.iter("img"):  # the charts are inline SVG; any <img> must point at a file beside the page
+        assert (folder / img.get("src")).is_file(), img.get("src")
+    assert [t.tag for t in page.iter("table")] and page.findtext(".//h2") == "Settings"
+
+
+def test_verify_names_a_changed_input(root, tmp_path):
+    import zipfile
+
+    from pyfn.resources import resource_path
+
+    sample = resource_path("sample")
+    archive = tmp_path / "sample.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in sorted(sample.rglob("*")):
+            if path.is_file():
+                zf.write(path, f"sample/{path.relative_to(sample)}")
+    folder = _make(root)
+    recipe = folder / "experiment.toml"
+    recipe.write_text(recipe.read_text().replace("${PYFN_TEST_SOURCE:-sample}", str(archive)))
+    xp.run(folder, main)
+    xp.report(folder)
+    assert check(folder) == []
+    data = bytearray(archive.read_bytes())
+    data[-30] ^= 1  # one byte of the zip's central directory comment area
+    archive.write_bytes(bytes(data))
+    drift = check(folder)
+    assert drift[0] == f"input FrameNet source {archive}:" and drift[1].startswith("  - manifest: ")
