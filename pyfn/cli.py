@@ -631,6 +631,9 @@ def _xp(args: argparse.Namespace) -> int:
         if (folder / "manifest.json").is_file():  # a recorded result: compare, never overwrite
             return _verify(argparse.Namespace(folder=str(folder), rerun=False))
     manifest = xp.report(folder)
+    if not manifest["outputs"]:
+        print(f"pyfn xp: wrote {folder}/README.md and report.html; not run, so no manifest.json", file=sys.stderr)
+        return 0
     print(f"pyfn xp: wrote {folder}/README.md, manifest.json, report.html ({len(manifest['outputs'])} outputs hashed, "
           f"{len(manifest['scores'])} systems scored)", file=sys.stderr)
     return 0

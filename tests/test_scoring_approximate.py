@@ -37,6 +37,10 @@ def test_span_factor_overlap_and_head():
         ((4, 10), (17, 26), 1.0, 1.0 + 2 / 3),         # one determiner short
         ((4, 10), (19, 26), 0.0, 2 / 3 + 2 / 3),       # both short
         ((17, 26), (0, 10), 0.0, 0.0),                 # swapped labels: no label credit anywhere
+        ((0, 15), (17, 26), 1.0, 3 / 4 + 1.0),         # one token too many on the right ("... man gave")
+        ((4, 6), (17, 26), 1.0, 1 / 3 + 1.0),          # nested inside the gold span ("old")
+        ((0, 2), (23, 26), 0.0, 1 / 3 + 1 / 3),        # both nested, one token each
+        ((19, 21), (17, 26), 1.0, 1.0),                # disjoint span, same label: nothing for it
     ],
 )
 def test_overlap_credit_in_argsonly(donor, theme, exact, overlap):

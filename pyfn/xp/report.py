@@ -84,6 +84,9 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
         for name, counts in splits.items():
             out.append(f"| {name} | {counts['sentences']:,} | {counts['annotation_sets']:,} | "
                        f"{sum(ledger.get(name, {}).values()):,} |")
+    if not manifest["outputs"]:
+        out += ["", "## Status", "", "Not run: no step has produced data on the machine that wrote this README, so "
+                "nothing is recorded (no manifest.json) and `pyfn verify` reports it as not run."]
     out += ["", "## Commands", "", "Run from the repository root (`scripts/" + folder.name + ".sh` runs them all):",
             "", "```sh"]
     for step in [*steps(recipe, layout), *study_steps(recipe, layout.folder)]:

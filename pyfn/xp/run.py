@@ -167,7 +167,8 @@ def run(
 
 
 def report(folder: Path) -> dict:
-    """Write the experiment's ``manifest.json`` (last), ``README.md``, ``report.html`` and script."""
+    """Write the experiment's ``README.md``, ``report.html``, script and, once its data step has run,
+    ``manifest.json`` (last)."""
     from pyfn.fileio import write_text  # noqa: PLC0415
     from pyfn.manifest import write_manifest  # noqa: PLC0415
     from pyfn.xp import record  # noqa: PLC0415
@@ -179,5 +180,6 @@ def report(folder: Path) -> dict:
     write_script(recipe, folder)
     write_text(folder / "README.md", readme(recipe, layout, manifest))
     write_text(folder / "report.html", page(recipe, layout, manifest))
-    write_manifest(folder, manifest)
+    if read_manifest(layout.data) is not None:  # a run to record: the data step finished
+        write_manifest(folder, manifest)
     return manifest

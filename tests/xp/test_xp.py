@@ -282,3 +282,16 @@ def test_verify_names_a_changed_input(root, tmp_path):
     archive.write_bytes(bytes(data))
     drift = check(folder)
     assert drift[0] == f"input FrameNet source {archive}:" and drift[1].startswith("  - manifest: ")
+
+
+def test_study_is_reproducible_by_seed(root):
+    results = {}
+    for number, seed in (("005", 4), ("006", 4), ("007", 9)):
+        folder = _make(root, number=number, systems=STUDY.split("[[system]]\nname = \"logreg\"")[0])
+        path = folder / "experiment.toml"
+        path.write_text(path.read_text().replace('split = "standard"', f'split = "random(n=1, seed={seed})"'))
+        xp.run(folder, main)
+        results[number] = xp.report(folder)["study"]["splits"]
+    assert results["005"] == results["006"]
+    drawn = {k: next(v for name, v in r.items() if name != "standard") for k, r in results.items()}
+    assert drawn["005"]["documents"] != drawn["007"]["documents"]

@@ -1,0 +1,62 @@
+"""The shipped experiments run from their scripts and verify against their recorded manifests.
+
+Each script is run in a copy of the repository layout (scripts/ and the
+experiment's recipe and manifest), as from a fresh clone: it runs every step
+and ends with ``pyfn verify``. Outputs must match the manifest byte for byte;
+a different version of a library may be reported (it is drift, printed), but
+no output, score or recipe may differ.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _run_script(number: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    name = f"xp_{number}"
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(REPO / "scripts" / f"{name}.sh", tmp_path / "scripts")
+    folder = tmp_path / "experiments" / name
+    folder.mkdir(parents=True)
+    for file in ("experiment.toml", "manifest.json"):
+        shutil.copy(REPO / "experiments" / name / file, folder)
+    env = {**os.environ, "PYFN_FN15": os.environ.get("PYFN_FN15", str(REPO.parent / "shared" / "data" / "fndata-1.5.zip")),
+           "PYFN_CACHE": str(tmp_path / "cache")}
+    return subprocess.run(["bash", str(tmp_path / "scripts" / f"{name}.sh")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+
+
+def _check(proc: subprocess.CompletedProcess) -> None:
+    drift = [line for line in proc.stdout.splitlines() if line and not line.startswith("  ")]
+    if proc.returncode:
+        assert drift, proc.stderr[-2000:]
+        assert all(line.startswith("version of ") for line in drift), proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def test_every_shipped_experiment_has_a_script_and_a_consistent_manifest():
+    for folder in sorted((REPO / "experiments").glob("xp_*")):
+        assert (REPO / "scripts" / f"{folder.name}.sh").is_file(), folder.name
+        assert (folder / "README.md").is_file() and (folder / ".gitignore").read_text() == "work/\n"
+        manifest_path = folder / "manifest.json"
+        if manifest_path.is_file():
+            import hashlib
+
+            manifest = json.loads(manifest_path.read_text())
+            assert manifest["recipe_sha256"] == hashlib.sha256((folder / "experiment.toml").read_bytes()).hexdigest()
+
+
+def test_xp_000_script_runs_and_verifies(tmp_path):
+    _check(_run_script("000", tmp_path))
+
+
+def test_xp_001_script_runs_and_verifies(fn15, spacy_model, tmp_path):
+    _check(_run_script("001", tmp_path))
