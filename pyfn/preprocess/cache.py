@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from sys import intern
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -49,7 +50,7 @@ def _encode(analysis: Analysis) -> str:
 
 
 def _decode(line: str) -> Analysis:
-    return tuple(TokenAnnotation(*row) for row in json.loads(line))
+    return tuple(TokenAnnotation(*(intern(v) if isinstance(v, str) else v for v in row)) for row in json.loads(line))
 
 
 class ParseCache:
@@ -88,9 +89,12 @@ class ParseCache:
         return analyses
 
     def put(self, key: str, analyses: Sequence[Analysis]) -> None:
-        """Store ``analyses`` under ``key`` (atomically: a failed write leaves no entry)."""
-        body = "".join(_encode(a) + "\n" for a in analyses).encode("utf-8")
-        header = json.dumps({"key": key, "sentences": len(analyses), "sha256": hashlib.sha256(body).hexdigest()})
+        """Store ``analyses`` under ``key`` (atomically: a failed write leaves no entry), line by line."""
+        digest = hashlib.sha256()
+        for analysis in analyses:
+            digest.update(_encode(analysis).encode("utf-8") + b"\n")
+        header = json.dumps({"key": key, "sentences": len(analyses), "sha256": digest.hexdigest()})
         with atomic_writer(self.path(key), "wb") as handle:
             handle.write(header.encode() + b"\n")
-            handle.write(body)
+            for analysis in analyses:
+                handle.write(_encode(analysis).encode("utf-8") + b"\n")

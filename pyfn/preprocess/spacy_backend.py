@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from sys import intern
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -93,11 +94,14 @@ class SpacyPreprocessor:
 
 
 def _analysis(doc) -> Analysis:
+    """One annotation per token; the strings interned (a few hundred distinct tags, labels and common lemmas
+    repeat over millions of tokens)."""
     out = []
     for token in doc:
         head = 0 if token.head.i == token.i else token.head.i + 1
-        lemma = token.lemma_.strip() or token.text
-        out.append(TokenAnnotation(lemma, token.pos_ or None, token.tag_ or None, head, token.dep_ or None))
+        lemma = intern(token.lemma_.strip() or token.text)
+        out.append(TokenAnnotation(lemma, intern(token.pos_) or None, intern(token.tag_) or None, head,
+                                   intern(token.dep_) or None))
     return tuple(out)
 
 
