@@ -96,14 +96,18 @@ def single_tree(analysis: Analysis, repairs: TreeRepairs) -> Analysis:
     for extra in roots[1:]:
         repairs.extra_roots += 1
         heads[extra - 1] = root
-    for start in range(1, len(heads) + 1):  # a token whose head chain comes back to it is in a cycle
-        seen, node = set(), start
-        while node != 0 and node not in seen:
-            seen.add(node)
+    state = [2] + [0] * len(heads)  # per node: 0 unseen, 1 on the current head chain, 2 reaches the root
+    for start in range(1, len(heads) + 1):
+        path, node = [], start
+        while state[node] == 0:
+            state[node] = 1
+            path.append(node)
             node = heads[node - 1]
-        if node != 0:
+        if state[node] == 1:  # the chain came back to itself: a cycle, broken at the node met again
             repairs.cycles += 1
             heads[node - 1] = root
+        for visited in path:
+            state[visited] = 2
     if heads == [ann.head for ann in analysis]:
         return analysis
     return tuple(
