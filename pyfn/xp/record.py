@@ -15,7 +15,7 @@ from typing import Any
 
 from pyfn import __version__
 from pyfn.fileio import LOCK_NAME, sha256_file
-from pyfn.manifest import read_manifest
+from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.xp.recipe import RECIPE, Recipe, expand
 from pyfn.xp.steps import Layout, steps
 from pyfn.xp.study import analyse, study_steps
@@ -35,12 +35,26 @@ def versions() -> dict[str, str | None]:
     return out
 
 
+MACHINE_KEYS = ("source",)
+"""Keys of a step's own manifest that name a machine path (where the release was): left out of its hash."""
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a file; for a step's own ``manifest.json``, of its JSON without :data:`MACHINE_KEYS`,
+    so that the same run from another folder or machine hashes the same."""
+    if path.name != MANIFEST:
+        return sha256_file(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    portable = {k: v for k, v in data.items() if k not in MACHINE_KEYS} if isinstance(data, dict) else data
+    return hashlib.sha256(json.dumps(portable, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
 def output_hashes(layout: Layout) -> dict[str, str]:
-    """sha256 of every file under ``work/``, by path relative to the experiment folder."""
+    """Digest (:func:`file_digest`) of every file under ``work/``, by path relative to the experiment folder."""
     if not layout.work.is_dir():
         return {}
     return {
-        str(p.relative_to(layout.folder)): sha256_file(p)
+        str(p.relative_to(layout.folder)): file_digest(p)
         for p in sorted(layout.work.rglob("*"))
         if p.is_file() and p.name != LOCK_NAME and not p.name.endswith(".tmp")
     }

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -27,10 +26,6 @@ from pyfn.xp import record
 from pyfn.xp.recipe import RECIPE, expand, load_recipe
 from pyfn.xp.steps import Layout, steps
 from pyfn.xp.run import execute
-
-RUN_DEPENDENT = ("source",)
-"""Keys of a step's own manifest that name machine paths: not compared on a rerun."""
-
 
 def _diff(kind: str, name: str, expected: Any, found: Any) -> list[str]:
     if expected == found:
@@ -59,14 +54,6 @@ def check(folder: Path) -> list[str]:
     for name in sorted(set(found) - set(manifest["outputs"])):
         drift += _diff("output", name, "absent", found[name])
     return drift
-
-
-def _comparable(path: Path) -> Any:
-    """A nested manifest without its machine paths; any other file by its hash."""
-    if path.name == MANIFEST:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {k: v for k, v in data.items() if k not in RUN_DEPENDENT}
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @contextmanager
@@ -105,9 +92,9 @@ def rerun(folder: Path, main: Callable[[list[str]], int], log: Callable[[str], N
                     continue
                 log(f"pyfn verify: rerunning {step.name}")
                 execute(step, recipe.number, main)
-            regenerated = {name: _comparable(Path(tmp) / relative / name) for name in record.output_hashes(layout)}
+            regenerated = record.output_hashes(layout)
             scores = record.read_scores(layout, recipe)
-        originals = {name: _comparable(folder / name) for name in manifest["outputs"] if (folder / name).is_file()}
+        originals = manifest["outputs"]
     for name in sorted(set(originals) | set(regenerated)):
         if name in originals and name in regenerated and originals[name] != regenerated[name]:
             drift += [f"rerun output {name}: differs from the original"]
