@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from pyfn.convert import convert, read_frames
-from pyfn.errors import UsageError
+from pyfn.errors import PyfnError, UsageError
 from pyfn.formats import jsonl
 from pyfn.formats.base import token_view
 from pyfn.formats.registry import FormatOptions
@@ -108,6 +108,9 @@ def test_bad_token_file_is_skipped_and_counted(tmp_path):
     lines = path.read_text().splitlines()
     lines[2] = lines[2].replace("\t", "\tx", 1)
     path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(PyfnError, match="train.frame.elements changed since manifest.json was written"):
+        convert(tmp_path / "a", tmp_path / "b", from_="semafor", to="jsonl")  # an edited pyfn output is refused
+    (tmp_path / "a" / "manifest.json").unlink()  # now a user's file, such as a parser's output: read, bad line skipped
     manifest = convert(tmp_path / "a", tmp_path / "b", from_="semafor", to="jsonl")
     assert sum(manifest["skipped"].values()) == 1
     assert manifest["splits"]["train"]["annotation_sets"] == len(lines) - 1
