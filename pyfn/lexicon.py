@@ -324,7 +324,11 @@ def relation_types(tree: etree._ElementTree) -> list[str]:
 
 
 def _plain_attrs(elem: etree._Element) -> dict[str, str]:
-    return {k: v for k, v in elem.attrib.items() if not k.startswith("{")}
+    try:  # lxml cannot list an attribute whose name holds a "}" (a damaged namespace)
+        return {k: v for k, v in elem.attrib.items() if not k.startswith("{")}
+    except (KeyError, ValueError):
+        raise PyfnError(f"frRelation.xml:{elem.sourceline}: <{etree.QName(elem).localname}> has a malformed "
+                        "attribute name") from None
 
 
 def scorer_frames_xml(frames: Sequence[Frame]) -> bytes:

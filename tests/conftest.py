@@ -119,3 +119,12 @@ def need_sklearn() -> None:
         if os.environ.get("CI"):
             pytest.fail("scikit-learn is missing in CI (pyfn depends on it for frameid-logreg)")
         pytest.skip("scikit-learn not installed")
+
+
+# CI runs the property tests on a fixed set of examples, so that a run is reproducible; locally they draw
+# new examples each time (the way the fuzzing found its bugs).
+import hypothesis  # noqa: E402
+
+hypothesis.settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    hypothesis.settings.load_profile("ci")

@@ -8,6 +8,7 @@ down, and pyfn's own format files made from them).
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +25,7 @@ from pyfn.framenet.release import open_release
 
 MALFORMED = Path(__file__).resolve().parent / "malformed"
 CASES = {case["id"]: case for case in json.loads((MALFORMED / "cases.json").read_text(encoding="utf-8"))["cases"]}
-SETTINGS = settings(max_examples=150, deadline=None, database=None, print_blob=True,
+SETTINGS = settings(max_examples=int(os.environ.get("PYFN_FUZZ_EXAMPLES", 150)), deadline=None, database=None, print_blob=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 RANDOM_SETTINGS = settings(SETTINGS, max_examples=50)
 
@@ -144,6 +145,17 @@ def test_edited_valid_files(reader):
         _only_pyfn_errors(case, files)
 
     check()
+
+
+@pytest.mark.parametrize("reader", ["lu", "frRelation"])
+def test_damaged_namespace_in_an_attribute_name(reader):
+    """Found by CI's fuzzing: a "}" inside the xsi namespace makes lxml unable to list the attributes."""
+    case = VALID[reader]
+    files = {r: (MALFORMED / f).read_bytes() for r, f in case["files"].items()}
+    role = sorted(files)[0]
+    at = files[role].index(b"XMLSchema-instance") + len(b"XMLSchema-instance")
+    files[role] = files[role][:at] + b"}" + files[role][at:]
+    _only_pyfn_errors(case, files)
 
 
 def test_zip_headers():

@@ -201,7 +201,7 @@ def read_annotations(data: bytes, relpath: str) -> FileResult:
             if event == "start" and not seen_root:
                 seen_root = True
                 if tag == "lexUnit":
-                    lexunit = dict(elem.attrib)
+                    lexunit = {key: value for key in ("name", "frame", "ID", "frameID") if (value := elem.get(key))}
                     if not lexunit.get("name") or not lexunit.get("frame"):
                         raise PyfnError(f"{relpath}: <lexUnit> has no name or frame attribute")
             continue
