@@ -174,7 +174,7 @@ def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
         parts += ["<h2>Ranking stability over drawn splits</h2>", figure(manifest["study"]),
                   f"<pre>{esc(lines)}</pre>"]
     parts += ["<h2>Commands</h2><pre>"]
-    for step in steps(recipe, layout):
+    for step in [*steps(recipe, layout), *study_steps(recipe, layout.folder)]:
         parts.append(esc(f"# {step.name}"))
         parts += [esc(line) for line in step.lines()]
     parts += ["</pre>", "<h2>Versions</h2><table>"]
