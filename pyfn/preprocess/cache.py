@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from sys import intern
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from sys import intern
 
 from pyfn.fileio import atomic_writer
 from pyfn.model import TokenAnnotation

@@ -24,9 +24,14 @@ from pyfn.formats.base import SentenceTable, read_sentences
 from pyfn.manifest import MANIFEST, check_finished, write_manifest
 from pyfn.preprocess.base import IMPORT, create
 from pyfn.preprocess.cache import ParseCache
-from pyfn.preprocess.runner import PreprocessOptions, SplitAnalyses, analyse_split, import_split
+from pyfn.preprocess.runner import (
+    PreprocessOptions,
+    SplitAnalyses,
+    analyse_split,
+    import_split,
+)
+from pyfn.splits.builder import SPLITS
 
-SPLITS = ("train", "dev", "test")
 Progress = Callable[[str, int], Callable[[int], None]]
 """``progress(split, n_sentences)`` returns the callback told how many sentences are done."""
 

@@ -14,10 +14,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyfn.errors import ProblemLog, PyfnError, UsageError
+from pyfn.fileio import sha256_file
 from pyfn.formats import conll
 from pyfn.formats.base import SentenceTable
-from pyfn.fileio import sha256_file
-from pyfn.preprocess.base import BACKENDS, IMPORT, Analysis, BackendOptions, Preprocessor, TreeRepairs, create, single_tree
+from pyfn.preprocess.base import (
+    BACKENDS,
+    IMPORT,
+    Analysis,
+    BackendOptions,
+    Preprocessor,
+    TreeRepairs,
+    create,
+    single_tree,
+)
 from pyfn.preprocess.cache import ParseCache, cache_key, default_cache_dir
 
 Words = Sequence[str]

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from sys import intern
 from collections.abc import Sequence
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 from pyfn.errors import PyfnError

@@ -9,9 +9,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pyfn.errors import PyfnError, UsageError
-from pyfn.manifest import read_manifest
+from pyfn.fileio import write_text
+from pyfn.manifest import read_manifest, write_manifest
 from pyfn.resources import resource_path
+from pyfn.xp import record
 from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
+from pyfn.xp.report import page, readme
 from pyfn.xp.steps import Layout, Step, score_steps, script, steps
 from pyfn.xp.study import study_steps
 
@@ -169,11 +172,6 @@ def run(
 def report(folder: Path) -> dict:
     """Write the experiment's ``README.md``, ``report.html``, script and, once its data step has run,
     ``manifest.json`` (last)."""
-    from pyfn.fileio import write_text  # noqa: PLC0415
-    from pyfn.manifest import write_manifest  # noqa: PLC0415
-    from pyfn.xp import record  # noqa: PLC0415
-    from pyfn.xp.report import page, readme  # noqa: PLC0415
-
     recipe = load_recipe(folder)
     layout = Layout(folder)
     manifest = record.build(recipe, layout)

@@ -37,20 +37,24 @@ def topic_scores(folder: Path, split: str = "test") -> Runs:
     if not gold.is_file():
         raise PyfnError(f"{gold}: missing; run the experiment first (pyfn xp run {recipe.number})")
     runs: Runs = {}
+    gold_sets = lu_frames = lexicon = None  # read once, when a system needs them
     for system in recipe.systems:
         pred = layout.system(system) / f"{split}.predicted.xml"
         if not pred.is_file():
             continue
         if system.task == "frameid":
-            gold_sets = list(semeval_xml.read(gold, log=ProblemLog()))
-            result = frame_id_accuracy(gold_sets, list(semeval_xml.read(pred, log=ProblemLog())),
-                                       read_lu_frames(layout.lexicon / "lu_frames.tsv"), where=str(pred))
+            if gold_sets is None:
+                gold_sets = list(semeval_xml.read(gold, log=ProblemLog()))
+                lu_frames = read_lu_frames(layout.lexicon / "lu_frames.tsv")
+            result = frame_id_accuracy(gold_sets, list(semeval_xml.read(pred, log=ProblemLog())), lu_frames,
+                                       where=str(pred))
             by_sentence: dict[int, list[bool]] = defaultdict(list)
             for aset, decision in zip(gold_sets, result.decisions):
                 by_sentence[aset.sentence.id].append(decision.correct)
             runs[system.name] = {f"s{k}": sum(v) / len(v) for k, v in sorted(by_sentence.items())}
         else:
-            lexicon = ScorerLexicon.from_files(layout.lexicon / "frames.xml", layout.lexicon / "frRelations.xml")
+            if lexicon is None:
+                lexicon = ScorerLexicon.from_files(layout.lexicon / "frames.xml", layout.lexicon / "frRelations.xml")
             mode = "argsonly" if system.task == "args" else "semeval"
             result = score(gold, pred, lexicon=lexicon, mode=mode)
             runs[system.name] = {f"s{s.index}": _f1(s.matched, s.gold, s.predicted) for s in result.per_sentence}

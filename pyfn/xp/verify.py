@@ -24,8 +24,9 @@ from pyfn.errors import PyfnError
 from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.xp import record
 from pyfn.xp.recipe import RECIPE, expand, load_recipe
-from pyfn.xp.steps import Layout, steps
 from pyfn.xp.run import execute
+from pyfn.xp.steps import Layout, steps
+
 
 def _diff(kind: str, name: str, expected: Any, found: Any) -> list[str]:
     if expected == found:
