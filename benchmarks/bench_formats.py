@@ -4,8 +4,9 @@
 One run of this script: (1) bare single-process iterparse of fulltext/ and lu/;
 (2) `pyfn convert --to jsonl semafor bios conllx conllu semeval --with-exemplars
 --exclude-frames 398`: the splits are built once (train with exemplars, dev,
-test) and written in every format. Reports the ratio of (2) to (1) and the peak memory (PSS) of
-(2)'s process tree. Targets: ratio <= 2.5, peak RSS <= 1 GB.
+test) and written in every format. Reports the ratio of (2) to (1), and the peak memory (PSS) of
+(2)'s process tree measured in a second run of (2) (sampling memory costs CPU). Targets: ratio
+<= 2.5, peak RSS <= 1 GB.
 
 Usage: python benchmarks/bench_formats.py
 """

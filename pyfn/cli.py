@@ -20,7 +20,7 @@ TO_FORMATS = ["jsonl", "semafor", "bios", "conllx", "conllu", "semeval", "fnxml"
 EPILOG = "FrameNet data: ICSI, Berkeley, under CC BY (https://framenet.icsi.berkeley.edu/)."
 
 
-def _progress(quiet: bool):
+def _progress(quiet: bool, desc: str = "reading", unit: str = "file"):
     """A tqdm progress bar on stderr, off when quiet or when stderr is not a terminal."""
 
     def wrap(items, total):
@@ -28,7 +28,7 @@ def _progress(quiet: bool):
             return items
         from tqdm import tqdm  # noqa: PLC0415 - only when drawing
 
-        return tqdm(items, total=total, unit="file", desc="reading", leave=False)
+        return tqdm(items, total=total, unit=unit, desc=desc, leave=False)
 
     return wrap
 
@@ -65,7 +65,7 @@ def _add_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fold", type=int, default=0, help="which fold is test with --split kfold (default 0)")
     p.add_argument("--allow-incomplete", action="store_true",
                    help="build even when split documents are missing (recorded; never called standard)")
-    p.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per core)")
+    p.add_argument("--jobs", type=int, default=0, help="worker processes for reading and writing (default: one per core)")
     p.add_argument("--strict", action="store_true", help="stop at the first bad item instead of skipping and counting")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
 
@@ -235,6 +235,7 @@ def _convert(args: argparse.Namespace) -> int:
         split=SplitSpec(args.split, args.seed, args.folds, args.fold),
         source_label=label if args.source is None or args.source == "sample" else str(args.source),
         progress=_progress(args.quiet),
+        write_progress=_progress(args.quiet, "writing", "chunk"),
         preprocess=_preprocess_options(args, args.preprocess) if args.preprocess else None,
         preprocess_progress=tqdm_progress(args.quiet),
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -14,24 +13,20 @@ from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import LOCK_NAME, locked_directory, sha256_file, write_lines
 from pyfn.formats import jsonl
 from pyfn.formats.base import Losses, SentenceTable, SplitView
+from pyfn.formats.chunked import SplitLines, write_splits
 from pyfn.formats.registry import NOT_SOURCES, READERS, WRITERS, FormatOptions, read_split, splits_in
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
 from pyfn.lexicon import DEFAULT_RELATIONS, generate
-from pyfn.model import AnnotationSet, Frame
 from pyfn.manifest import MANIFEST, check_finished, data_signature, fingerprint, write_manifest
+from pyfn.model import AnnotationSet, Frame
 from pyfn.preprocess.directory import Progress, manifest_record, no_progress, preprocess_splits
 from pyfn.preprocess.runner import PreprocessOptions
 from pyfn.splits.builder import DEDUP_RULE, BuildOptions, BuildResult, build_splits
-from pyfn.splits.definitions import (
-    SplitDefinition,
-    balanced_random_split,
-    kfold_splits,
-    random_split,
-    standard_split,
-)
+from pyfn.splits.definitions import SplitDefinition, balanced_random_split, kfold_splits, random_split, standard_split
 from pyfn.splits.filters import FILTERS
+
 
 @dataclass(frozen=True)
 class SplitSpec:
@@ -150,15 +145,13 @@ def read_frames(release: Release) -> dict[str, Frame]:
 
 def _write(
     target: Path, tos: tuple[str, ...], split_sets: dict[str, list[AnnotationSet]], formats: FormatOptions,
-    written: frozenset[str] = frozenset(), tables: dict[str, SentenceTable] | None = None,
+    tables: dict[str, SentenceTable],
 ) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
-    """Write every split in every format but those already ``written`` (which lose nothing);
-    losses by split (reasons prefixed by format when several). Each split's sentence table
-    goes into ``tables`` when given.
+    """Write every split read from a directory in every format; losses by split (reasons
+    prefixed by format when several). Each split's sentence table goes into ``tables``.
 
     The sets of a split are ordered and numbered once (a :class:`SplitView`) for all writers.
     """
-    tables = {} if tables is None else tables
     outputs: dict[str, str] = {}
     losses: dict[str, dict[str, int]] = {}
     for name, sets in split_sets.items():
@@ -166,8 +159,6 @@ def _write(
         tables[name] = view.table
         merged: dict[str, int] = {}
         for to in tos:
-            if to in written:
-                continue
             split_losses = Losses()
             for path in WRITERS[to](target, name, view, formats, split_losses):
                 outputs[path.name] = sha256_file(path)
@@ -204,6 +195,7 @@ def convert(
     formats: FormatOptions = FormatOptions(),
     source_label: str | None = None,
     progress: Callable = lambda items, total: items,
+    write_progress: Callable = lambda items, total: items,
     preprocess: PreprocessOptions | None = None,
     preprocess_progress: Progress = no_progress,
 ) -> dict[str, Any]:
@@ -225,8 +217,8 @@ def convert(
     with locked_directory(target):
         (target / MANIFEST).unlink(missing_ok=True)
         if from_ == "fnxml":
-            manifest = _convert_release(Path(source), target, to, options, split, formats, source_label, progress,
-                                        tables if preprocess else None)
+            manifest = _convert_release(Path(source), target, to, options, split, formats, source_label,
+                                        (progress, write_progress), tables if preprocess else None)
         else:
             manifest = _convert_files(Path(source), target, from_, to, options, formats, source_label, tables)
         if preprocess is not None:
@@ -255,11 +247,13 @@ def _preprocess(
 
 def _convert_release(
     source: Path, target: Path, to: str | Sequence[str], options: BuildOptions, spec: SplitSpec, formats: FormatOptions,
-    source_label: str | None, progress: Callable, tables: dict[str, SentenceTable] | None,
+    source_label: str | None, progress: tuple[Callable, Callable], tables: dict[str, SentenceTable] | None,
 ) -> dict[str, Any]:
+    """Build the splits and write them; ``progress`` wraps the files read and the chunks written."""
+    read_progress, write_progress = progress
     release = open_release(source)
     definition = make_definition(release, spec)
-    result = build_splits(release, definition, options, progress)
+    result = build_splits(release, definition, options, read_progress)
     check = compare_read(release, result.files, ("fulltext", "lu") if options.with_exemplars else ("fulltext",))
     if check is not None and not check.genuine:
         result.warnings.append(check.message())
@@ -274,29 +268,14 @@ def _convert_release(
     else:
         if "bios" in tos and formats.frames is None:
             formats = replace(formats, frames=read_frames(release))
-        split_sets = {}
-        jsonl_outputs = {}
-        # The sets and what the writers make hold no reference cycles; the cyclic collector
-        # would only scan the millions of live objects again and again (half the time of loads).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            for name, data in result.splits.items():
-                lines = data.lines
-                if "jsonl" in tos:  # the built lines are the JSONL file
-                    path = target / f"{name}.jsonl"
-                    write_lines(path, lines)
-                    jsonl_outputs[path.name] = sha256_file(path)
-                data.release_lines()
-                lines.reverse()
-                sets = split_sets[name] = []
-                while lines:  # each line is freed once it is a set: one copy of the data in memory
-                    sets.append(jsonl.loads(lines.pop()))
-            outputs, losses = _write(target, tos, split_sets, formats, frozenset({"jsonl"}), tables)
-        finally:
-            if collecting:
-                gc.enable()
-        outputs = dict(sorted({**outputs, **jsonl_outputs}.items()))
+        # the lines are released as they are sent to the writers: one copy of the data in memory
+        written = write_splits(
+            target, [SplitLines(name, data.lines, data.starts) for name, data in result.splits.items()], tos, formats,
+            jobs=options.jobs, progress=write_progress,
+        )
+        outputs, losses = written.outputs, written.losses
+        if tables is not None:
+            tables.update(written.tables)
     manifest = build_manifest(
         release, source_label or str(source), "+".join(tos), result, spec, dict(sorted(outputs.items()))
     )

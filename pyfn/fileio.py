@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -14,6 +15,19 @@ from pyfn.errors import PyfnError
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
+_SYNC = True  # False only inside :func:`scratch_files`
+
+
+@contextmanager
+def scratch_files() -> Iterator[None]:
+    """Files written inside the block are not fsynced: scratch parts that a
+    process copies into a final file (which is)."""
+    global _SYNC
+    saved, _SYNC = _SYNC, False
+    try:
+        yield
+    finally:
+        _SYNC = saved
 
 
 @contextmanager
@@ -35,7 +49,8 @@ def atomic_writer(path: Path, mode: str = "w") -> Iterator[IO]:
         with os.fdopen(fd, mode, **kwargs) as handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if _SYNC:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except OSError as exc:
         _remove(tmp)
@@ -94,7 +109,7 @@ def locked_directory(directory: Path) -> Iterator[Path]:
 
     A second run into the same directory refuses with a clear message; a lock
     left by a process that no longer exists is taken over, and the temporary
-    files such a run left (``.NAME.*.tmp``) are removed.
+    files and folders such a run left (``.NAME.*.tmp``) are removed.
     """
     directory = Path(directory)
     try:
@@ -123,7 +138,10 @@ def locked_directory(directory: Path) -> Iterator[Path]:
     with os.fdopen(fd, "w") as handle:
         handle.write(f"{os.getpid()}\n")
     for stale in directory.glob(".*.tmp"):  # left by a killed run: never a final name, now garbage
-        stale.unlink(missing_ok=True)
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
     try:
         yield directory
     finally:

@@ -70,26 +70,51 @@ def ordered(sets: Iterable[AnnotationSet]) -> list[AnnotationSet]:
 
 @dataclass
 class SentenceTable:
-    """Sentence numbers: one per distinct sentence string, in code-point order."""
+    """Sentence numbers: one per distinct sentence string, in code-point order.
+
+    A table may cover a contiguous part of a split (a chunk written on its
+    own): ``first`` is then the number of ``strings[0]`` in the whole split.
+    """
 
     strings: list[str]
     numbers: dict[str, int]
     fn_ids: dict[str, list[int]]
+    first: int = 0
 
     @classmethod
-    def of(cls, sets: Iterable[AnnotationSet]) -> SentenceTable:
-        """The table of the sentences of ``sets`` (a :class:`SplitView` has it already)."""
+    def of(cls, sets: Iterable[AnnotationSet], first: int = 0) -> SentenceTable:
+        """The table of the sentences of ``sets``, numbered from ``first`` (a :class:`SplitView` has it already)."""
         if isinstance(sets, SplitView):
             return sets.table
         ids: dict[str, set[int]] = {}
         for aset in sets:
             ids.setdefault(sentence_string(aset.sentence.text), set()).add(aset.sentence.id)
         strings = sorted(ids)
-        return cls(strings, {s: i for i, s in enumerate(strings)}, {s: sorted(ids[s]) for s in strings})
+        return cls(strings, {s: i for i, s in enumerate(strings, first)}, {s: sorted(ids[s]) for s in strings}, first)
+
+    @classmethod
+    def joined(cls, parts: Iterable[SentenceTable]) -> SentenceTable:
+        """The table of a whole split from the tables of its consecutive chunks."""
+        strings: list[str] = []
+        fn_ids: dict[str, list[int]] = {}
+        for part in parts:
+            if part.first != len(strings):
+                raise ValueError(f"chunk tables not consecutive: {part.first} after {len(strings)} sentences")
+            strings += part.strings
+            fn_ids.update(part.fn_ids)
+        return cls(strings, {s: i for i, s in enumerate(strings)}, fn_ids)
 
     def number(self, aset: AnnotationSet) -> int:
         """The sentence number of ``aset``."""
         return self.numbers[sentence_string(aset.sentence.text)]
+
+    def string(self, number: int) -> str:
+        """The sentence string of sentence number ``number``."""
+        return self.strings[number - self.first]
+
+    def span(self) -> range:
+        """The sentence numbers the table holds."""
+        return range(self.first, self.first + len(self.strings))
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,12 +132,13 @@ class SplitView(Sequence[AnnotationSet]):
     """``numbers[i]`` is the sentence number of ``sets[i]``."""
 
     @classmethod
-    def of(cls, sets: Iterable[AnnotationSet]) -> SplitView:
-        """The view of ``sets`` (``sets`` itself when it is one)."""
+    def of(cls, sets: Iterable[AnnotationSet], first: int = 0) -> SplitView:
+        """The view of ``sets`` (``sets`` itself when it is one); sentences numbered from
+        ``first`` when the sets are a chunk of a split whose first ``first`` sentences come before."""
         if isinstance(sets, SplitView):
             return sets
         in_order = tuple(ordered(sets))
-        table = SentenceTable.of(in_order)
+        table = SentenceTable.of(in_order, first)
         numbers = table.numbers
         return cls(in_order, table, tuple(numbers[sentence_string(s.sentence.text)] for s in in_order))
 

@@ -207,7 +207,7 @@ def _blocks(
     for aset, number in zip(view.sets, view.numbers):
         _check_names(aset)
         if number != previous:  # the sets of a sentence are adjacent
-            previous, toks = number, tokens(view.table.strings[number])
+            previous, toks = number, tokens(view.table.string(number))
         target = _target_tokens(aset, toks, found)
         if split in EVAL_SPLITS:
             semeval.append(_block(aset, toks, number, target, [(OUTSIDE, None)] * len(toks), None, columns))

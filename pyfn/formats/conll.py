@@ -106,12 +106,12 @@ def _write(path: Path, sentences: Sentences, columns: Mapping[int, Sequence[Toke
     """Write one block per sentence number; the files read back with ``conllu.parse_incr`` (tested)."""
     table = sentences if isinstance(sentences, SentenceTable) else SentenceTable.of(sentences)
     columns = columns or {}
-    unknown = sorted(set(columns) - set(range(len(table.strings))))
+    unknown = sorted(set(columns) - set(table.span()))
     if unknown:
         raise PyfnError(f"{path}: token annotations for sentence {unknown[0]}, which the sets do not have "
                         f"({len(table.strings)} sentences)")
     blocks: list[str] = []  # one string per block, its lines joined, the empty line that ends it included
-    for number, text in enumerate(table.strings):
+    for number, text in enumerate(table.strings, table.first):
         where = f"{path}: sentence {number}"
         forms = text.split()
         if len(text.splitlines()) > 1 or not forms:

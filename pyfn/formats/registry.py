@@ -103,6 +103,13 @@ def _write_semeval(directory: Path, split: str, sets: Sequence[AnnotationSet], o
     return [path]
 
 
+def cuttable(fmt: str, split: str) -> bool:
+    """Whether the files ``fmt`` writes for ``split`` are the concatenation of those it
+    writes for consecutive chunks of the split cut between sentences (numbered on):
+    every format but SemEval XML, one document (written for dev and test only)."""
+    return fmt != "semeval" or split == "train"
+
+
 WRITERS: dict[str, Writer] = {
     "jsonl": _write_jsonl,
     "semafor": _write_semafor,

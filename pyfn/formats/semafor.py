@@ -204,7 +204,7 @@ def write(
     previous, toks = -1, ()
     for aset, number in zip(view.sets, view.numbers):
         if number != previous:  # the sets of a sentence are adjacent
-            previous, toks = number, tokens(table.strings[number])
+            previous, toks = number, tokens(table.string(number))
         lines.append(frame_line(aset, number, with_fes=not frames_only, losses=found, toks=toks))
     directory = Path(directory)
     sentences_path = directory / f"{split}.sentences"

@@ -47,22 +47,22 @@ class FileResult:
 def _labels(layer: etree._Element) -> tuple[Label, ...]:
     """The labels of a layer; a non-integer offset raises ``ValueError``."""
     out = []
-    for elem in layer.iterfind(_LABEL):
-        attrib = elem.attrib
-        start, end, fe_id = attrib.get("start"), attrib.get("end"), attrib.get("feID")
+    for elem in layer.iterchildren(_LABEL):
+        get = elem.get
+        start, end, fe_id = get("start"), get("end"), get("feID")
         try:
             out.append(
                 Label(
-                    attrib.get("name", ""),
+                    get("name", ""),
                     None if start is None else int(start),
                     None if end is None else int(end),
-                    attrib.get("itype"),
+                    get("itype"),
                     None if fe_id is None else int(fe_id),
                 )
             )
         except ValueError:
             raise ValueError(
-                f"label {attrib.get('name')!r} has a non-integer offset or feID"
+                f"label {get('name')!r} has a non-integer offset or feID"
                 f" (start={start!r} end={end!r} feID={fe_id!r})"
             ) from None
     return tuple(out)
@@ -77,14 +77,14 @@ def _pos_tags(layer: etree._Element) -> tuple[PosTag, ...]:
                 None if (s := lb.get("start")) is None else int(s),
                 None if (e := lb.get("end")) is None else int(e),
             )
-            for lb in layer.iterfind(_LABEL)
+            for lb in layer.iterchildren(_LABEL)
         )
     except ValueError:
         raise ValueError(f"a {layer.get('name')} label has a non-integer offset") from None
 
 
-def _int(attrib, name: str) -> int | None:
-    value = attrib.get(name)
+def _int(elem: etree._Element, name: str) -> int | None:
+    value = elem.get(name)
     return None if value is None else int(value)
 
 
@@ -94,7 +94,7 @@ def _read_sentence(
     sent_id = int_attr(sent, "ID", where, required=True)
     assert sent_id is not None
     where = f"{where} sentence {sent_id}"
-    text_el = sent.find(_TEXT)
+    text_el = next(sent.iterchildren(_TEXT), None)
     if text_el is None:
         raise PyfnError(f"{where}: no <text>")
     text = text_el.text or ""
@@ -102,13 +102,13 @@ def _read_sentence(
     pos: tuple[PosTag, ...] = ()
     frame_sets: list[tuple[etree._Element, list[Layer]]] = []
     no_layer = 0
-    for aset in sent.iterfind(_ANNOSET):
+    for aset in sent.iterchildren(_ANNOSET):
         layers: list[Layer] = []
         try:
-            for layer in aset.iterfind(_LAYER):
+            for layer in aset.iterchildren(_LAYER):
                 name = layer.get("name", "")
                 if name in FRAME_LAYERS:
-                    layers.append(Layer(name, _int(layer.attrib, "rank") or 1, _labels(layer)))
+                    layers.append(Layer(name, _int(layer, "rank") or 1, _labels(layer)))
                 elif name in POS_LAYERS and pos_layer is None:
                     pos_layer, pos = name, _pos_tags(layer)
         except ValueError as exc:
@@ -121,11 +121,10 @@ def _read_sentence(
             layer.name == "FE" and layer.labels for layer in layers
         ):
             no_layer += 1  # a frame annotation whose Target layer is missing: counted, not dropped silently
-    attrib = sent.attrib
     try:
         sentence = Sentence(
-            sent_id, text, document, _int(attrib, "docID"), _int(attrib, "corpID"), _int(attrib, "sentNo"),
-            _int(attrib, "paragNo"), _int(attrib, "aPos"), pos_layer, pos,
+            sent_id, text, document, _int(sent, "docID"), _int(sent, "corpID"), _int(sent, "sentNo"),
+            _int(sent, "paragNo"), _int(sent, "aPos"), pos_layer, pos,
         )
     except ValueError:
         raise PyfnError(f"{where}: a non-integer docID, corpID, sentNo, paragNo or aPos attribute") from None

@@ -12,7 +12,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from pyfn.errors import PyfnError
 from pyfn.framenet.release import Release

@@ -8,7 +8,6 @@ the batch size: batches are contiguous and reassembled in order.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from pyfn.preprocess.base import (
     single_tree,
 )
 from pyfn.preprocess.cache import ParseCache, cache_key, default_cache_dir
+from pyfn.workers import process_pool
 
 Words = Sequence[str]
 
@@ -95,12 +95,9 @@ def _compute(backend: Preprocessor, sentences: Sequence[Words], options: Preproc
             break
     if jobs == 1:
         return out
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     _WORKER["backend"] = backend
     try:
-        with multiprocessing.get_context(method).Pool(
-            jobs, initializer=_init_worker, initargs=(options.tool, options.backend_options())
-        ) as pool:
+        with process_pool(jobs, _init_worker, (options.tool, options.backend_options())) as pool:
             for analyses in pool.imap(_analyse_batch, batches):
                 out.extend(analyses)
                 progress(len(analyses))

@@ -8,8 +8,6 @@ file order, directory order or the number of processes.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ from pyfn.splits.definitions import SplitDefinition
 from pyfn.splits.filters import Filter, get_filters
 from pyfn.splits.hashing import fe_signature, hash_and_order, sentence_hash
 from pyfn.splits.validity import invalid_reason
+from pyfn.workers import job_count, process_pool
 
 SPLITS = ("train", "dev", "test")
 DEDUP_RULE = "lowest annotation-set ID kept"
@@ -82,20 +81,22 @@ class FileOutcome:
 
 @dataclass
 class SplitData:
-    """One built split: its JSON lines in output order and its counts."""
+    """One built split: its JSON lines in output order and its counts.
+
+    ``starts`` holds the index of each sentence string's first line (the
+    lines of a sentence are adjacent): a split cut there is cut between
+    sentences, and the k-th start begins sentence number k.
+    """
 
     name: str
     lines: list[str]
     sentences: int
     annotation_sets: int = -1
+    starts: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.annotation_sets < 0:
             self.annotation_sets = len(self.lines)
-
-    def release_lines(self) -> None:
-        """Drop the JSON lines once they have been turned into objects (the counts stay)."""
-        self.lines = []
 
 
 @dataclass
@@ -202,14 +203,12 @@ def _tasks(release: Release, definition: SplitDefinition, options: BuildOptions)
 
 
 def _run(tasks: Sequence[tuple[str, str]], release: Release, options: BuildOptions, progress: Callable) -> Iterator[FileOutcome]:
-    jobs = options.jobs or os.cpu_count() or 1
-    jobs = min(jobs, max(1, len(tasks) // 4))
-    if jobs <= 1:
+    jobs = job_count(options.jobs, len(tasks), per_job=4)
+    if jobs == 1:
         _init_worker(release, options)
         yield from progress(map(process_file, tasks), len(tasks))
         return
-    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(release, options, True)) as pool:
+    with process_pool(jobs, _init_worker, (release, options, True)) as pool:
         yield from progress(pool.imap(process_file, tasks, chunksize=32), len(tasks))
 
 
@@ -256,7 +255,8 @@ def build_splits(
         kept, duplicates[name] = _dedup(records[name], ledger[name])
         kept.sort(key=lambda r: (r.text, r.order, r.id))
         if name in options.splits:
-            splits[name] = SplitData(name, [r.line for r in kept], len({r.text.strip() for r in kept}))
+            starts = [i for i, r in enumerate(kept) if i == 0 or r.text != kept[i - 1].text]
+            splits[name] = SplitData(name, [r.line for r in kept], len({r.text.strip() for r in kept}), starts=starts)
     warnings = [
         f"{flag} {ident} matches no annotation set read"
         for kind, flag, idents in (

@@ -1,0 +1,215 @@
+"""Writing built splits in every format, in chunks, across processes.
+
+A split's JSON lines (in output order) are cut between sentences into chunks
+of about ``CHUNK_SETS`` annotation sets. A worker turns one chunk's lines into
+sets and runs every writer on them, sentence numbers starting where the chunk
+starts (:class:`~pyfn.formats.base.SplitView`), into a scratch folder
+``.{split}.partNNNNN.tmp`` of the target; the parent appends the chunks'
+files, in order, to the split's final files, hashing them as it writes.
+
+The bytes are those of writing the whole split at once: every file but
+SemEval XML is a sequence of per-sentence lines or per-set blocks, and a
+split written as SemEval XML is kept in one chunk
+(:func:`~pyfn.formats.registry.cuttable`). Only JSON lines cross to the
+workers and each holds one chunk's objects at a time, so memory stays low.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import shutil
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from pyfn.errors import PyfnError
+from pyfn.fileio import atomic_writer, scratch_files, write_lines
+from pyfn.formats import jsonl
+from pyfn.formats.base import Losses, SentenceTable, SplitView
+from pyfn.formats.registry import WRITERS, FormatOptions, cuttable
+from pyfn.workers import job_count, process_pool
+
+CHUNK_SETS = 4000
+"""Annotation sets per chunk (a chunk ends at the first sentence boundary past it)."""
+
+WHOLE_SPLIT_LOSSES = frozenset({"empty_split"})
+"""Losses about a split's file as a whole: counted once, when every chunk reports them."""
+
+
+@dataclass(frozen=True)
+class SplitLines:
+    """One split to write: its JSON lines in output order and the index of each sentence's first line."""
+
+    name: str
+    lines: list[str]
+    starts: Sequence[int]
+
+
+@dataclass(frozen=True)
+class _Chunk:
+    split: str
+    index: int
+    first: int  # the sentence number of the chunk's first sentence
+    lines: list[str]
+
+
+@dataclass
+class _Done:
+    split: str
+    index: int
+    folder: Path
+    names: list[str]
+    losses: dict[str, dict[str, int]]
+    table: SentenceTable
+
+
+@dataclass
+class Written:
+    """What :func:`write_splits` wrote: file hashes, losses by split, sentence tables by split."""
+
+    outputs: dict[str, str]
+    losses: dict[str, dict[str, int]]
+    tables: dict[str, SentenceTable]
+
+
+def plan(n_lines: int, starts: Sequence[int], size: int) -> list[tuple[int, int, int]]:
+    """``(begin, end, first sentence number)`` of each chunk: at least ``size`` lines
+    (the last may have fewer), cut only at a sentence's first line; one chunk for no lines."""
+    chunks = []
+    begin = sentence = 0
+    while True:
+        k = sentence
+        while k < len(starts) and starts[k] < begin + size:
+            k += 1
+        end = starts[k] if k < len(starts) else n_lines
+        chunks.append((begin, end, sentence))
+        if end >= n_lines:
+            return chunks
+        begin, sentence = end, k
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(target: Path, tos: tuple[str, ...], formats: FormatOptions) -> None:
+    # The sets and what the writers make hold no reference cycles: the cyclic collector would
+    # only scan the live objects again and again (a third of the time of writing).
+    gc.disable()
+    _WORKER.update(target=target, tos=tos, formats=formats)
+
+
+def _write_chunk(chunk: _Chunk) -> _Done:
+    """Every format's files for one chunk, in its scratch folder (not fsynced: they are copied)."""
+    target: Path = _WORKER["target"]
+    folder = target / f".{chunk.split}.part{chunk.index:05d}.tmp"
+    names: list[str] = []
+    losses: dict[str, dict[str, int]] = {}
+    try:
+        view = SplitView.of([jsonl.loads(line) for line in chunk.lines], chunk.first)
+        with scratch_files():
+            for to in _WORKER["tos"]:
+                found = Losses()
+                if to == "jsonl":  # the built lines are the JSONL file
+                    write_lines(folder / f"{chunk.split}.jsonl", chunk.lines)
+                    paths = [folder / f"{chunk.split}.jsonl"]
+                else:
+                    paths = WRITERS[to](folder, chunk.split, view, _WORKER["formats"], found)
+                names += [p.name for p in paths if p.name not in names]
+                losses[to] = found.as_dict()
+    except PyfnError as exc:  # name the final file, not the scratch one
+        raise PyfnError(str(exc).replace(str(folder), str(target)), exit_code=exc.exit_code) from None
+    return _Done(chunk.split, chunk.index, folder, names, losses, view.table)
+
+
+class _Appender:
+    """The final files of the splits, each written atomically (all renamed once every chunk is in)."""
+
+    def __init__(self, target: Path, stack: ExitStack) -> None:
+        self.target = target
+        self.stack = stack
+        self.files: dict[str, tuple[IO[bytes], hashlib._Hash]] = {}
+
+    def append(self, name: str, part: Path) -> None:
+        if name not in self.files:  # a chunk without the file contributes nothing to it
+            handle = self.stack.enter_context(atomic_writer(self.target / name, "wb"))
+            self.files[name] = (handle, hashlib.sha256())
+        handle, digest = self.files[name]
+        with open(part, "rb") as source:
+            for block in iter(lambda: source.read(1 << 20), b""):
+                digest.update(block)
+                handle.write(block)
+
+
+def write_splits(
+    target: Path,
+    splits: Iterable[SplitLines],
+    tos: Sequence[str],
+    formats: FormatOptions,
+    *,
+    jobs: int = 0,
+    chunk_sets: int = CHUNK_SETS,
+    progress: Callable = lambda items, total: items,
+) -> Written:
+    """Write every split in every format of ``tos`` into ``target``; the lines of
+    each split are released as they are sent to a worker (``jobs`` processes,
+    0: one per core). Losses are prefixed by format when there are several."""
+    target = Path(target)
+    tos = tuple(tos)
+    splits = list(splits)
+    plans = {
+        s.name: plan(len(s.lines), s.starts, chunk_sets if all(cuttable(to, s.name) for to in tos) else len(s.lines) or 1)
+        for s in splits
+    }
+    total = sum(len(p) for p in plans.values())
+
+    def chunks() -> Iterator[_Chunk]:
+        for split in splits:
+            lines = split.lines[::-1]  # popped from the end: each line is freed once sent
+            split.lines.clear()
+            for index, (begin, end, first) in enumerate(plans[split.name]):
+                yield _Chunk(split.name, index, first, [lines.pop() for _ in range(end - begin)])
+
+    merged: dict[str, Counter] = {s.name: Counter() for s in splits}
+    whole: dict[str, Counter] = {s.name: Counter() for s in splits}
+    parts: dict[str, list[SentenceTable]] = {s.name: [] for s in splits}
+    jobs = job_count(jobs, total)
+    collecting = gc.isenabled()
+    try:
+        with ExitStack() as stack:
+            appender = _Appender(target, stack)
+            if jobs == 1:
+                _init_worker(target, tos, formats)
+                done: Iterable[_Done] = map(_write_chunk, chunks())
+            else:
+                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats)))
+                done = pool.imap(_write_chunk, chunks())
+            for result in progress(done, total):
+                for name in result.names:
+                    appender.append(name, result.folder / name)
+                shutil.rmtree(result.folder, ignore_errors=True)  # none when no file was written
+                for to, losses in result.losses.items():
+                    for reason, n in losses.items():
+                        key = f"{to}:{reason}" if len(tos) > 1 else reason
+                        (whole if reason in WHOLE_SPLIT_LOSSES else merged)[result.split][key] += n
+                parts[result.split].append(result.table)
+            hashes = {name: digest for name, (_, digest) in appender.files.items()}
+        # every final file is complete and renamed
+    finally:
+        if collecting:  # disabled by the in-process worker
+            gc.enable()
+        for split in splits:
+            for folder in target.glob(f".{split.name}.part?????.tmp"):
+                shutil.rmtree(folder, ignore_errors=True)
+    losses = {}
+    for name, counts in merged.items():
+        counts.update({key: 1 for key, n in whole[name].items() if n == len(plans[name])})
+        losses[name] = dict(sorted(counts.items()))
+    return Written(
+        outputs={name: digest.hexdigest() for name, digest in sorted(hashes.items())},
+        losses=losses,
+        tables={name: SentenceTable.joined(tables) for name, tables in parts.items()},
+    )

@@ -1,0 +1,133 @@
+"""Writing splits in chunks across processes gives the bytes, losses and sentence tables of writing each split whole."""
+
+import contextlib
+import gc
+import itertools
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pyfn.convert import SplitSpec, make_definition, read_frames
+from pyfn.errors import PyfnError
+from pyfn.fileio import sha256_file
+from pyfn.formats import jsonl
+from pyfn.formats.base import Losses, SplitView
+from pyfn.formats.chunked import SplitLines, plan, write_splits
+from pyfn.formats.registry import WRITERS, FormatOptions
+from pyfn.framenet.release import open_release
+from pyfn.resources import resource_path
+from pyfn.splits.builder import BuildOptions, build_splits
+
+FORMATS = ("jsonl", "semafor", "bios", "conllx", "conllu", "semeval")
+
+
+@given(st.lists(st.integers(1, 6), max_size=40), st.integers(1, 12))
+def test_plan_cuts_between_sentences_only(sizes, size):
+    starts, n = [], 0
+    for k in sizes:  # sentence i has sizes[i] lines
+        starts.append(n)
+        n += k
+    chunks = plan(n, starts, size)
+    assert chunks[0][:1] == (0,) and chunks[-1][1] == n
+    for (_, e0, _), (b1, _, _) in itertools.pairwise(chunks):
+        assert e0 == b1  # consecutive, nothing skipped
+    for begin, end, first in chunks:
+        assert (begin == end == n == 0) or (begin < end and starts[first] == begin)
+        # a chunk is as short as the sentence boundaries allow: it ends at the first start past ``size`` lines
+        inside = [s for s in starts if begin < s < end]
+        assert all(s < begin + size for s in inside)
+        assert end == n or end >= begin + size
+
+
+def _built(**options):
+    release = open_release(resource_path("sample"))
+    return release, build_splits(release, make_definition(release, SplitSpec()), BuildOptions(**options))
+
+
+def _whole(target, result, formats):
+    """Every split written at once by the writers, as for sets read from a directory."""
+    outputs, losses, tables = {}, {}, {}
+    for name, data in result.splits.items():
+        view = SplitView.of([jsonl.loads(line) for line in data.lines])
+        tables[name] = view.table
+        merged = {}
+        for to in FORMATS:
+            found = Losses()
+            for path in WRITERS[to](target, name, view, formats, found):
+                outputs[path.name] = sha256_file(path)
+            merged.update({f"{to}:{reason}": n for reason, n in found.as_dict().items()})
+        losses[name] = dict(sorted(merged.items()))
+    return dict(sorted(outputs.items())), losses, tables
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("chunk_sets", [1, 7, 100000])
+def test_chunks_write_the_bytes_of_whole_splits(tmp_path, jobs, chunk_sets):
+    release, result = _built(with_exemplars=True)
+    formats = FormatOptions(frames=read_frames(release), bios_fe_ranks="all")
+    expected, losses, tables = _whole(tmp_path / "whole", result, formats)
+    assert all(losses.values())  # every rank in BIOS: overlapping FEs are lost, and losses are compared too
+    split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+    written = write_splits(tmp_path / "chunked", split_lines, FORMATS, formats, jobs=jobs, chunk_sets=chunk_sets)
+    assert written.outputs == expected
+    assert {p.name: sha256_file(p) for p in (tmp_path / "chunked").iterdir()} == expected  # no scratch left
+    assert written.losses == losses
+    for name, table in tables.items():
+        assert written.tables[name] == table
+    assert all(not s.lines for s in split_lines)  # released as sent
+
+
+def test_a_split_whose_file_no_chunk_has_counts_it_once(tmp_path):
+    """With no frame known every train set is dropped from BIOS: no ``train.bios``, ``empty_split`` counted once."""
+    _, result = _built()
+    split_lines = [SplitLines("train", list(result.splits["train"].lines), result.splits["train"].starts)]
+    written = write_splits(tmp_path, split_lines, ("bios",), FormatOptions(frames={}), jobs=2, chunk_sets=5)
+    assert not (tmp_path / "train.bios").exists()
+    assert written.losses["train"]["empty_split"] == 1
+    assert written.losses["train"]["frame_not_in_frames"] == len(result.splits["train"].lines)
+
+
+def test_an_error_in_a_chunk_names_the_final_file_and_leaves_nothing(tmp_path, monkeypatch):
+    _, result = _built()
+    data = result.splits["train"]
+
+    def failing(directory, split, view, formats, losses):
+        if view.table.first > 0:  # a later chunk: earlier ones have been appended already
+            raise PyfnError(f"{directory / 'train.sentences.conllx'}: sentence {view.table.first}: cannot be written")
+        return WRITERS["conllx"](directory, split, view, formats, losses)
+
+    monkeypatch.setitem(WRITERS, "failing", failing)  # the workers are forked: they see it
+    (tmp_path / "train.sentences.conllx").write_text("previous run\n")
+    with pytest.raises(PyfnError) as err:
+        write_splits(tmp_path, [SplitLines("train", list(data.lines), data.starts)], ("failing",),
+                     FormatOptions(), jobs=2, chunk_sets=5)
+    assert str(err.value).startswith(f"{tmp_path / 'train.sentences.conllx'}: sentence ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.sentences.conllx"]  # no scratch, no temporary
+    assert (tmp_path / "train.sentences.conllx").read_text() == "previous run\n"
+
+
+def test_a_line_break_in_a_sentence_is_refused_naming_the_sentence(tmp_path):
+    _, result = _built()
+    lines = list(result.splits["train"].lines)
+    bad = json.loads(lines[-1])
+    bad["sentence"]["text"] = bad["sentence"]["text"].replace(" ", "\n", 1)  # same offsets, one line break
+    lines[-1] = json.dumps(bad)
+    with pytest.raises(PyfnError, match=rf"sentence \[{bad['sentence']['id']}\] .* contains a CR or LF"):
+        write_splits(tmp_path, [SplitLines("train", lines, result.splits["train"].starts)], ("conllx",),
+                     FormatOptions(), jobs=2, chunk_sets=5)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_writing_in_process_leaves_the_cyclic_collector_as_it_was(tmp_path, fail):
+    _, result = _built()
+    lines = list(result.splits["dev"].lines)
+    if fail:
+        lines[0] = lines[0].replace('"frame":"', '"frame":"\\t', 1)  # a TAB SEMAFOR cannot hold
+    assert gc.isenabled()
+    with pytest.raises(PyfnError, match="TAB") if fail else contextlib.nullcontext():
+        write_splits(tmp_path, [SplitLines("dev", lines, result.splits["dev"].starts)], ("semafor",), FormatOptions(),
+                     jobs=1, chunk_sets=5)
+    assert gc.isenabled()
