@@ -12,9 +12,11 @@ from pyfn import __version__
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import LOCK_NAME, locked_directory, sha256_file, write_lines
 from pyfn.formats import jsonl
-from pyfn.formats.base import Losses, SentenceTable, SplitView
+from pyfn.formats.base import SentenceTable, SplitView
 from pyfn.formats.chunked import SplitLines, write_splits
-from pyfn.formats.registry import NOT_SOURCES, READERS, WRITERS, FormatOptions, read_split, splits_in
+from pyfn.formats.registry import (
+    NOT_SOURCES, READERS, WRITERS, FormatOptions, loss_counts, read_split, splits_in, write_split,
+)
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
@@ -157,14 +159,9 @@ def _write(
     for name, sets in split_sets.items():
         view = SplitView.of(sets)
         tables[name] = view.table
-        merged: dict[str, int] = {}
-        for to in tos:
-            split_losses = Losses()
-            for path in WRITERS[to](target, name, view, formats, split_losses):
-                outputs[path.name] = sha256_file(path)
-            for reason, n in split_losses.as_dict().items():
-                merged[f"{to}:{reason}" if len(tos) > 1 else reason] = n
-        losses[name] = dict(sorted(merged.items()))
+        paths, split_losses = write_split(target, name, view, tos, formats)
+        outputs.update((path.name, sha256_file(path)) for path in paths)
+        losses[name] = loss_counts(split_losses, several=len(tos) > 1)
     return dict(sorted(outputs.items())), losses
 
 

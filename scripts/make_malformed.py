@@ -51,8 +51,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from pyfn.formats.base import Losses, ordered
-from pyfn.formats.registry import WRITERS, FormatOptions
+from pyfn.formats.base import ordered
+from pyfn.formats.registry import FormatOptions, loss_counts, write_split
 from pyfn.framenet.annotations import read_annotations
 from pyfn.framenet.release import open_release
 from pyfn.splits.validity import invalid_reason
@@ -528,12 +528,11 @@ def write_formats(sets) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for split, formats in (("train", ("jsonl", "semafor", "bios", "conllx", "conllu")), ("test", ("semeval",))):
-            for fmt in formats:
-                losses = Losses()
-                for path in WRITERS[fmt](Path(tmp), split, ordered(sets), FormatOptions(), losses):
-                    out[path.name] = path.read_bytes()
-                if losses.counts:
-                    raise SystemExit(f"make_malformed: the {fmt} writer lost {losses.as_dict()}")
+            paths, losses = write_split(Path(tmp), split, ordered(sets), formats, FormatOptions())
+            out.update((path.name, path.read_bytes()) for path in paths)
+            lost = loss_counts(losses, several=True)
+            if lost:
+                raise SystemExit(f"make_malformed: the writers lost {lost}")
     return out
 
 

@@ -1,11 +1,13 @@
 """Writing splits in chunks across processes gives the bytes, losses and sentence tables of writing each split whole."""
 
 import contextlib
+import dataclasses
 import gc
 import itertools
 import json
 
 import pytest
+from conftest import make_set
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,9 +15,9 @@ from pyfn.convert import SplitSpec, make_definition, read_frames
 from pyfn.errors import PyfnError
 from pyfn.fileio import sha256_file
 from pyfn.formats import jsonl
-from pyfn.formats.base import Losses, SplitView
+from pyfn.formats.base import SplitView
 from pyfn.formats.chunked import SplitLines, plan, write_splits
-from pyfn.formats.registry import WRITERS, FormatOptions
+from pyfn.formats.registry import WRITERS, FormatOptions, loss_counts, write_split
 from pyfn.framenet.release import open_release
 from pyfn.resources import resource_path
 from pyfn.splits.builder import BuildOptions, build_splits
@@ -52,13 +54,9 @@ def _whole(target, result, formats):
     for name, data in result.splits.items():
         view = SplitView.of([jsonl.loads(line) for line in data.lines])
         tables[name] = view.table
-        merged = {}
-        for to in FORMATS:
-            found = Losses()
-            for path in WRITERS[to](target, name, view, formats, found):
-                outputs[path.name] = sha256_file(path)
-            merged.update({f"{to}:{reason}": n for reason, n in found.as_dict().items()})
-        losses[name] = dict(sorted(merged.items()))
+        paths, found = write_split(target, name, view, FORMATS, formats)
+        outputs.update((path.name, sha256_file(path)) for path in paths)
+        losses[name] = loss_counts(found, several=True)
     return dict(sorted(outputs.items())), losses, tables
 
 
@@ -131,3 +129,17 @@ def test_writing_in_process_leaves_the_cyclic_collector_as_it_was(tmp_path, fail
         write_splits(tmp_path, [SplitLines("dev", lines, result.splits["dev"].starts)], ("semafor",), FormatOptions(),
                      jobs=1, chunk_sets=5)
     assert gc.isenabled()
+
+
+def test_the_shared_sentences_file_is_written_once_and_its_losses_count_for_each_format(tmp_path):
+    text = "two  spaces here"
+    exemplar = dataclasses.replace(make_set(text, [(5, 10)]), source="exemplar")  # normalized: a loss
+    paths, losses = write_split(tmp_path, "train", [exemplar], ("semafor", "bios", "conllx"), FormatOptions())
+    names = [p.name for p in paths]
+    assert names.count("train.sentences") == 1
+    assert sorted(names) == ["train.bios", "train.frame.elements", "train.sentences", "train.sentences.conllx"]
+    assert (tmp_path / "train.sentences").read_text() == "two spaces here\n"
+    assert loss_counts(losses, several=True) == {
+        "bios:normalized_space": 1, "conllx:normalized_space": 1, "semafor:normalized_space": 1,
+    }
+    assert loss_counts({"bios": losses["bios"]}, several=False) == {"normalized_space": 1}

@@ -29,8 +29,8 @@ from typing import IO
 from pyfn.errors import PyfnError
 from pyfn.fileio import atomic_writer, scratch_files, write_lines
 from pyfn.formats import jsonl
-from pyfn.formats.base import Losses, SentenceTable, SplitView
-from pyfn.formats.registry import WRITERS, FormatOptions, cuttable
+from pyfn.formats.base import SentenceTable, SplitView
+from pyfn.formats.registry import FormatOptions, cuttable, loss_counts, write_split
 from pyfn.workers import job_count, process_pool
 
 CHUNK_SETS = 4000
@@ -63,7 +63,7 @@ class _Done:
     index: int
     folder: Path
     names: list[str]
-    losses: dict[str, dict[str, int]]
+    losses: dict[str, int]
     table: SentenceTable
 
 
@@ -106,23 +106,19 @@ def _write_chunk(chunk: _Chunk) -> _Done:
     """Every format's files for one chunk, in its scratch folder (not fsynced: they are copied)."""
     target: Path = _WORKER["target"]
     folder = target / f".{chunk.split}.part{chunk.index:05d}.tmp"
-    names: list[str] = []
-    losses: dict[str, dict[str, int]] = {}
+    tos: tuple[str, ...] = _WORKER["tos"]
+    paths: list[Path] = []
     try:
         view = SplitView.of([jsonl.loads(line) for line in chunk.lines], chunk.first)
         with scratch_files():
-            for to in _WORKER["tos"]:
-                found = Losses()
-                if to == "jsonl":  # the built lines are the JSONL file
-                    write_lines(folder / f"{chunk.split}.jsonl", chunk.lines)
-                    paths = [folder / f"{chunk.split}.jsonl"]
-                else:
-                    paths = WRITERS[to](folder, chunk.split, view, _WORKER["formats"], found)
-                names += [p.name for p in paths if p.name not in names]
-                losses[to] = found.as_dict()
+            if "jsonl" in tos:  # the built lines are the JSONL file
+                paths.append(folder / f"{chunk.split}.jsonl")
+                write_lines(paths[-1], chunk.lines)
+            written, losses = write_split(folder, chunk.split, view, [t for t in tos if t != "jsonl"], _WORKER["formats"])
     except PyfnError as exc:  # name the final file, not the scratch one
         raise PyfnError(str(exc).replace(str(folder), str(target)), exit_code=exc.exit_code) from None
-    return _Done(chunk.split, chunk.index, folder, names, losses, view.table)
+    names = [p.name for p in [*paths, *written]]
+    return _Done(chunk.split, chunk.index, folder, names, loss_counts(losses, several=len(tos) > 1), view.table)
 
 
 class _Appender:
@@ -191,10 +187,8 @@ def write_splits(
                 for name in result.names:
                     appender.append(name, result.folder / name)
                 shutil.rmtree(result.folder, ignore_errors=True)  # none when no file was written
-                for to, losses in result.losses.items():
-                    for reason, n in losses.items():
-                        key = f"{to}:{reason}" if len(tos) > 1 else reason
-                        (whole if reason in WHOLE_SPLIT_LOSSES else merged)[result.split][key] += n
+                for key, n in result.losses.items():
+                    (whole if key.rsplit(":", 1)[-1] in WHOLE_SPLIT_LOSSES else merged)[result.split][key] += n
                 parts[result.split].append(result.table)
             hashes = {name: digest for name, (_, digest) in appender.files.items()}
         # every final file is complete and renamed

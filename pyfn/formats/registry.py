@@ -1,8 +1,9 @@
 """Formats by name: what each writes and reads, with one calling convention.
 
 A writer takes ``(directory, split, sets, options, losses)`` and returns the
-paths it wrote; a reader takes ``(directory, split, options, log)`` and yields
-annotation sets. ``pyfn convert`` only looks formats up here.
+paths it wrote (:func:`write_split` runs several on one split); a reader takes
+``(directory, split, options, log)`` and yields annotation sets. ``pyfn
+convert`` only looks formats up here.
 """
 
 from __future__ import annotations
@@ -57,30 +58,26 @@ def _write_jsonl(directory: Path, split: str, sets: Sequence[AnnotationSet], opt
 
 
 def _write_semafor(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
-    return semafor.write(directory, split, sets, losses=losses)
+    return semafor.write(directory, split, sets, losses=losses, with_sentences=False)
 
 
 def _write_bios(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
-    sentences = semafor.write_sentences(directory, split, sets, losses=losses)
-    written = bios.write(
+    return bios.write(
         directory, split, sets, losses=losses, scheme=opts.bios_scheme, fe_ranks=opts.bios_fe_ranks,
         columns=opts.bios_columns, frames=opts.frames, consumer=opts.consumer,
     )
-    return [sentences, *written]
 
 
 def _write_conllx(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
-    sentences = semafor.write_sentences(directory, split, sets, losses=losses)
     path = directory / f"{split}.sentences.conllx"
     conll.write_conllx(path, sets)
-    return [sentences, path]
+    return [path]
 
 
 def _write_conllu(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
-    sentences = semafor.write_sentences(directory, split, sets, losses=losses)
     path = directory / f"{split}.conllu"
     conll.write_conllu(path, sets)
-    return [sentences, path]
+    return [path]
 
 
 def _write_semeval(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
@@ -118,6 +115,41 @@ WRITERS: dict[str, Writer] = {
     "conllu": _write_conllu,
     "semeval": _write_semeval,
 }
+
+
+SENTENCE_FORMATS = frozenset({"semafor", "bios", "conllx", "conllu"})
+"""The formats whose files go with ``{split}.sentences`` (line *k*: sentence number *k*)."""
+
+
+def write_split(
+    directory: Path, split: str, sets: Sequence[AnnotationSet], tos: Sequence[str], opts: FormatOptions,
+) -> tuple[list[Path], dict[str, Losses]]:
+    """Write one split (a :class:`~pyfn.formats.base.SplitView` is numbered once for all)
+    in every format of ``tos``; return the paths written and the losses of each format.
+
+    ``{split}.sentences``, shared by the token formats, is written once; what
+    writing it lost counts for each of them.
+    """
+    paths: list[Path] = []
+    losses: dict[str, Losses] = {}
+    sentence_losses: Losses | None = None
+    for to in tos:
+        found = losses[to] = Losses()
+        if to in SENTENCE_FORMATS:
+            if sentence_losses is None:
+                sentence_losses = Losses()
+                paths.append(semafor.write_sentences(directory, split, sets, losses=sentence_losses))
+            found.counts.update(sentence_losses.counts)
+        paths += WRITERS[to](directory, split, sets, opts, found)
+    return paths, losses
+
+
+def loss_counts(losses: Mapping[str, Losses], several: bool) -> dict[str, int]:
+    """One split's losses by reason, prefixed by format (``bios:overlapping_fes``) when
+    ``several`` formats were written."""
+    return dict(sorted(
+        (f"{to}:{reason}" if several else reason, n) for to, found in losses.items() for reason, n in found.counts.items()
+    ))
 
 
 def _need(path: Path) -> Path:

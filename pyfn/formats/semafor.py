@@ -184,8 +184,10 @@ def write(
     losses: Losses,
     frames_only: bool | None = None,
     normalize_space: bool | None = None,
+    with_sentences: bool = True,
 ) -> list[Path]:
-    """Write ``{split}.sentences`` and ``{split}.frame.elements`` (or ``{split}.frames``).
+    """Write ``{split}.sentences`` (unless ``with_sentences`` is False: another format
+    wrote it) and ``{split}.frame.elements`` (or ``{split}.frames``).
 
     ``frames_only`` (default: every split but ``train``) writes ``{split}.frames``:
     count 1, no FE pairs (SEMAFOR's input for decoding with gold targets).
@@ -199,7 +201,7 @@ def write(
     view = SplitView.of(sets)
     table = view.table
     found = Losses()  # merged into ``losses`` only when every line could be written
-    sentence_lines = _sentence_lines(table, view.sets, normalize_space, found)
+    sentence_lines = _sentence_lines(table, view.sets, normalize_space, found) if with_sentences else None
     lines = []
     previous, toks = -1, ()
     for aset, number in zip(view.sets, view.numbers):
@@ -209,10 +211,11 @@ def write(
     directory = Path(directory)
     sentences_path = directory / f"{split}.sentences"
     frames_path = directory / (f"{split}.frames" if frames_only else f"{split}.frame.elements")
-    write_lines(sentences_path, sentence_lines)
+    if sentence_lines is not None:
+        write_lines(sentences_path, sentence_lines)
     write_lines(frames_path, lines)
     losses.counts.update(found.counts)
-    return [sentences_path, frames_path]
+    return [frames_path] if sentence_lines is None else [sentences_path, frames_path]
 
 
 # --------------------------------------------------------------------------- reader
