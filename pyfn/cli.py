@@ -684,6 +684,12 @@ def _add_baseline(sub: argparse._SubParsersAction) -> None:
     add_parser(sub)
 
 
+def _add_open_sesame(sub: argparse._SubParsersAction) -> None:
+    from pyfn.parsers.command import add_parser  # noqa: PLC0415
+
+    add_parser(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``pyfn`` argument parser with one sub-command per verb."""
     parser = argparse.ArgumentParser(
@@ -706,6 +712,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_xp(sub)
     _add_verify(sub)
     _add_baseline(sub)
+    _add_open_sesame(sub)
     return parser
 
 

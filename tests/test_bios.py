@@ -374,3 +374,19 @@ def test_round_trip_property(tmp_path_factory, sets, columns, scheme):
     back, _ = read_back(tmp_path)
     assert [token_view(s, {1}) for s in back] == [token_view(s, {1}) for s in ordered(sets)]
     assert Counter(token_view(s, {1}) for s in back) == Counter(token_view(s, {1}) for s in sets)
+
+
+def test_reader_accepts_open_sesame_unknown_word_forms(tmp_path):
+    """Open-SESAME prints UNK (in FORM and LEMMA) for words outside its vocabulary; lower-cases the rest."""
+    lines = _valid_file(tmp_path)
+    expected, _ = read_back(tmp_path)
+    _set_field(lines, 1, 1, bios.OOV_FORM)
+    _set_field(lines, 1, 3, bios.OOV_FORM)
+    _set_field(lines, 7, 1, "Y")
+    (tmp_path / "train.bios").write_text("\n".join(lines), encoding="utf-8")
+    back, log = read_back(tmp_path)
+    assert back == expected and log.counts() == {}
+    _set_field(lines, 1, 1, "unk")  # only Open-SESAME's exact placeholder stands for any word
+    (tmp_path / "train.bios").write_text("\n".join(lines), encoding="utf-8")
+    back, log = read_back(tmp_path, strict=False)
+    assert [s.id for s in back] == [2] and log.counts() == {"form_mismatch": 1}

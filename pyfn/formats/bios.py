@@ -43,6 +43,10 @@ EVAL_SPLITS = ("dev", "test")
 EMPTY = "_"
 OUTSIDE = "O"
 READ_STATUS = "UNKNOWN"
+OOV_FORM = "UNK"
+"""What Open-SESAME prints in FORM (and LEMMA) for a word outside its vocabulary (train words and
+embedding words): accepted by the reader in place of any token, since the block is aligned by
+sentence number and position."""
 """Status of the sets the reader rebuilds: a BIOS file does not record FrameNet's status."""
 
 FORBIDDEN = frozenset("\t\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
@@ -378,7 +382,7 @@ def _parse_block(
             f"has {len(toks)} tokens"
         )
     for tok, (lineno, fields) in zip(toks, rows):
-        if fields[1].lower() != tok.text.lower():
+        if fields[1].lower() != tok.text.lower() and fields[1] != OOV_FORM:
             raise _BadBlock(
                 "form_mismatch", lineno, f"FORM {fields[1]!r} is not token {tok.text!r} of sentence {number}"
             )

@@ -1,0 +1,1 @@
+"""External parsers run on pyfn's data: installation and Open-SESAME's steps."""

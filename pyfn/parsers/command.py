@@ -1,0 +1,122 @@
+"""``pyfn open-sesame setup|prepare|train|decode``: run Open-SESAME on pyfn's data (:mod:`pyfn.parsers.open_sesame`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from pyfn.errors import UsageError
+from pyfn.parsers import open_sesame as sesame
+
+
+def _log(args: argparse.Namespace):
+    return (lambda line: None) if args.quiet else (lambda line: print(f"pyfn: {line}", file=sys.stderr))
+
+
+def _home(args: argparse.Namespace) -> Path:
+    home = args.home or os.environ.get("SESAME_HOME")
+    if not home:
+        raise UsageError("no Open-SESAME checkout: pass --home DIR or set SESAME_HOME "
+                         "(git clone https://github.com/swabhs/open-sesame)")
+    return Path(home)
+
+
+def _installation(args: argparse.Namespace) -> Path:
+    patches = [Path(p) for p in args.patch] if args.patch is not None else None
+    root = Path(args.install_dir) if args.install_dir else None
+    return sesame.setup(_home(args), root, patches, _log(args))
+
+
+def _setup(args: argparse.Namespace) -> int:
+    print(_installation(args))
+    return 0
+
+
+def _prepare(args: argparse.Namespace) -> int:
+    record = sesame.prepare(
+        _installation(args), Path(args.data), Path(args.source), Path(args.run), version=args.version,
+        embeddings=Path(args.embeddings) if args.embeddings else None,
+        frames=Path(args.frames) if args.frames else None, log=_log(args))
+    _log(args)(f"prepared {args.run} (Open-SESAME {record['commit'][:12]}, embeddings: {record['embeddings']['source']})")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    config = Path(args.config) if args.config else sesame.default_config(args.stage)
+    record = sesame.train(_installation(args), Path(args.run), args.stage, args.model or args.stage, config,
+                          args.seed, _log(args))
+    _log(args)(f"{record['model']}: best dev {record['best_dev']} (stopped by {record['stopped']})")
+    return 0
+
+
+def _decode(args: argparse.Namespace) -> int:
+    for split in args.splits:
+        record = sesame.decode(_installation(args), Path(args.run), args.stage, args.model or args.stage, split,
+                               Path(args.output), frames_from=Path(args.frames_from.format(split=split))
+                               if args.frames_from else None, log=_log(args))
+        if record["own_evaluation"]:
+            _log(args)(f"{split}: Open-SESAME's own evaluation {json.dumps(record['own_evaluation'], sort_keys=True)}")
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--home", help="the Open-SESAME git checkout (default: $SESAME_HOME); only read")
+    p.add_argument("--install-dir", help="where installations go (default: $PYFN_CACHE/parsers or "
+                   "~/.cache/pyfn/parsers)")
+    p.add_argument("--patch", nargs="*", metavar="FILE",
+                   help="patches applied to the copy (default: pyfn's resources/parsers/open-sesame.patch; "
+                   "no FILE: none)")
+    p.add_argument("--quiet", action="store_true", help="no progress messages")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the ``open-sesame`` sub-command to a ``pyfn`` sub-parser set."""
+    p = sub.add_parser(
+        "open-sesame",
+        help="install, train and decode Open-SESAME on pyfn's BIOS files",
+        description="Run Open-SESAME (swabhs/open-sesame) on pyfn's data: setup installs a patched copy of your "
+                    "checkout with its own virtual environment; prepare lays out a run folder; train trains a "
+                    "model (resumes an interrupted training); decode writes {split}.bios predictions for "
+                    "`pyfn convert --from bios --to semeval --gold DATA`.",
+    )
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    setup = actions.add_parser("setup", help="install Open-SESAME (once per commit, patches and pins); "
+                               "prints the installation folder")
+    _common(setup)
+    setup.set_defaults(func=_setup)
+    prepare = actions.add_parser("prepare", help="lay out a run folder: configuration, data, frames, embeddings")
+    _common(prepare)
+    prepare.add_argument("--data", required=True, help="`pyfn convert --to bios` folder (train/dev/test.bios)")
+    prepare.add_argument("--source", required=True, help="the FrameNet release the data was built from")
+    prepare.add_argument("--run", required=True, help="the run folder (created)")
+    prepare.add_argument("--version", default="1.5", help="FrameNet version in Open-SESAME's paths (default 1.5)")
+    prepare.add_argument("--embeddings", default=os.environ.get("SESAME_EMBEDDINGS"),
+                         help="GloVe-style text embeddings, e.g. glove.6B.100d.txt (default: $SESAME_EMBEDDINGS; "
+                         "unset: word2vec vectors trained on train.sentences)")
+    prepare.add_argument("--frames", help="FrameNet-layout folder whose frame files decide the candidate frames "
+                         "(default: --source; e.g. `pyfn generate`'s fn_train for a train-only lexicon)")
+    prepare.set_defaults(func=_prepare)
+    train = actions.add_parser("train", help="train a model (resumes from its last saved model)")
+    _common(train)
+    train.add_argument("--run", required=True, help="a prepared run folder")
+    train.add_argument("--stage", required=True, choices=sesame.STAGES, help="frameid or argid")
+    train.add_argument("--model", help="model name, under RUN/logs/ (default: the stage)")
+    train.add_argument("--config", help="Open-SESAME configuration JSON: the budget (epochs, patience, dev "
+                       "evaluation interval) and sizes (default: pyfn's resources/parsers/open-sesame-STAGE.json)")
+    train.add_argument("--seed", type=int, default=1, help="DyNet's and Python's seed (default 1)")
+    train.set_defaults(func=_train)
+    decode = actions.add_parser("decode", help="decode dev/test with gold targets (frameid) or given frames (argid)")
+    _common(decode)
+    decode.add_argument("--run", required=True, help="a prepared run folder")
+    decode.add_argument("--stage", required=True, choices=sesame.STAGES, help="frameid or argid")
+    decode.add_argument("--model", help="model name (default: the stage)")
+    decode.add_argument("--splits", nargs="+", default=["test"], choices=["dev", "test"], help="default: test")
+    decode.add_argument("--output", required=True, help="folder for {split}.bios, {split}.sentences and "
+                        "Open-SESAME's own evaluation")
+    decode.add_argument("--frames-from", help="argid: BIOS file of predicted frames ({split} is replaced), e.g. "
+                        "a frameid decode's OUT/{split}.bios (default: the gold frames)")
+    decode.set_defaults(func=_decode)

@@ -1,0 +1,317 @@
+"""Open-SESAME (Swayamdipta et al. 2017, swabhs/open-sesame) run on pyfn's data.
+
+Four steps, each resumable and each leaving a JSON record beside its outputs:
+
+- :func:`setup`: a patched copy of the user's checkout and a virtual environment with pinned packages
+  (:mod:`pyfn.parsers.install`);
+- :func:`prepare`: a *run folder* laid out as Open-SESAME's ``globalconfig.py`` wants it (its
+  configuration, pyfn's BIOS files under ``data/open_sesame_v1_data/fn{V}/``, the frame files under
+  ``data/fndata-{V}/``, the embeddings);
+- :func:`train`: one of its models with a recorded budget and seed, resumed from its last saved model
+  after an interruption;
+- :func:`decode`: a split with gold targets (frame identification) or given frames (argument
+  identification), the predictions copied out as ``{split}.bios`` with Open-SESAME's own evaluation.
+
+Open-SESAME's paths are relative to its working directory: every command runs in the run folder,
+with the patched copy on ``PYTHONPATH``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from pyfn.errors import PyfnError, UsageError
+from pyfn.fileio import sha256_file, write_text
+from pyfn.framenet.release import open_release
+from pyfn.parsers import install
+from pyfn.resources import resource_path
+
+NAME = "open-sesame"
+MARKER = "sesame/frameid.py"
+PINS = ("dynet38==2.2", "nltk==3.10.4", "numpy==2.4.6", "tqdm==4.70.1", "gensim==4.4.0")
+"""Open-SESAME's dependencies as run here (DyNet 2.2 as the ``dynet38`` wheel) and gensim for the
+embeddings built from train."""
+STAGES = ("frameid", "argid")
+SPLITS = ("train", "dev", "test")
+EMBEDDINGS = "data/embeddings.100d.txt"
+DIM = 100
+HASH_SEED = "0"
+LOG_INTERVAL = "60"
+"""Seconds between progress lines in the training logs (Open-SESAME's tqdm bars)."""
+_FRAMEID_EVAL = re.compile(r"\[test\] p = ([\d.]+) \(([\d.]+)/([\d.]+)\) r = ([\d.]+) \(([\d.]+)/([\d.]+)\) f1 = ([\d.]+)")
+_ARGID_EVAL = re.compile(r"\[test\] (\w)pr = ([\d.]+) \(([\d.]+)/([\d.]+)\) \w+ = ([\d.]+) \(([\d.]+)/([\d.]+)\)")
+_ARGID_F1 = re.compile(r"\[test\] wf1 = ([\d.]+) uf1 = ([\d.]+) lf1 = ([\d.]+)")
+
+Log = Callable[[str], None]
+
+
+def default_patch() -> Path:
+    """The patch pyfn applies to Open-SESAME (see its header: the -nan fix and the seeds)."""
+    return resource_path("parsers", "open-sesame.patch")
+
+
+def default_config(stage: str) -> Path:
+    """pyfn's budget for ``stage``: frameid to convergence (at most 30 epochs, patience 4, dev every 4,000
+    examples); argid one epoch of train (dev every 4,000 examples)."""
+    return resource_path("parsers", f"open-sesame-{_stage(stage)}.json")
+
+
+def setup(home: Path, root: Path | None = None, patches: list[Path] | None = None, log: Log = lambda _: None) -> Path:
+    """Install Open-SESAME from the checkout ``home`` (once per commit, patches and pins)."""
+    chosen = [default_patch()] if patches is None else patches
+    return install.install(NAME, Path(home), MARKER, chosen, PINS, root or install.default_root(), log)
+
+
+def _python(installation: Path) -> str:
+    return str(installation / "venv" / "bin" / "python")
+
+
+def _env(installation: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(PYTHONPATH=str(installation / "src"), PYTHONHASHSEED=HASH_SEED, TQDM_MININTERVAL=LOG_INTERVAL)
+    return env
+
+
+def _frames_folder(installation: Path, source: Path, version: str) -> tuple[Path, str]:
+    """``fndata-{version}/`` with the frame files, ``frRelation.xml`` and ``luIndex.xml`` (read by target
+    identification only; copied when present) of ``source``
+    (a release, or a FrameNet-layout folder such as ``pyfn generate``'s ``fn_train``), extracted once
+    into the installation and keyed by the sha256 of their bytes."""
+    release = open_release(source)
+    frames = release.list("frame")
+    if not frames or not release.exists("frRelation.xml"):
+        raise PyfnError(f"{source}: no frame files or no frRelation.xml (Open-SESAME's frameid and argid read them)")
+    names = [*frames, "frRelation.xml", *(["luIndex.xml"] if release.exists("luIndex.xml") else [])]
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(name.encode() + b"\0" + hashlib.sha256(release.read(name)).digest())
+    key = digest.hexdigest()
+    folder = installation / "fndata" / key / f"fndata-{version}"
+    if not folder.is_dir():
+        scratch = Path(tempfile.mkdtemp(prefix=".fndata.", suffix=".tmp", dir=installation))
+        try:
+            for name in names:
+                path = scratch / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(release.read(name))
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            scratch.rename(folder)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return folder, key
+
+
+def _link(target: Path, link: Path) -> None:
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target)
+
+
+def prepare(
+    installation: Path, data: Path, source: Path, run: Path, *, version: str = "1.5",
+    embeddings: Path | None = None, frames: Path | None = None, log: Log = lambda _: None,
+) -> dict:
+    """Lay out ``run`` for Open-SESAME from pyfn's BIOS folder ``data``; returns the record.
+
+    ``frames`` (default: the release ``source``) decides Open-SESAME's frames and candidate frames
+    per LU. ``embeddings`` is a GloVe-style text file; without it, vectors are trained on
+    ``data/train.sentences`` (:mod:`pyfn.parsers.word2vec_script`).
+    """
+    installed = install.read_record(installation)
+    data, run = Path(data).resolve(), Path(run).resolve()
+    needed = [f"{split}.bios" for split in SPLITS] + ([] if embeddings else ["train.sentences"])
+    missing = [name for name in needed if not (data / name).is_file()]
+    if missing:
+        raise PyfnError(f"{data}: no {', '.join(missing)} (convert with --to bios --splits all first)")
+    if embeddings is not None and not Path(embeddings).is_file():
+        raise PyfnError(f"{embeddings}: no such embeddings file")
+    frames_dir, frames_key = _frames_folder(installation, Path(frames or source), version)
+    run.mkdir(parents=True, exist_ok=True)
+    write_text(run / "configurations" / "global_config.json", json.dumps({
+        "version": float(version), "data_directory": "data/", "embeddings_file": EMBEDDINGS,
+        "argid_lr": 0.0005, "debug_mode": False}, indent=1) + "\n")
+    parser_data = run / "data" / "open_sesame_v1_data" / f"fn{version}"
+    names = {"train": "fulltext.train", "dev": "dev", "test": "test"}
+    inputs = {}
+    for split in SPLITS:
+        _link((data / f"{split}.bios").resolve(), parser_data / f"fn{version}.{names[split]}.syntaxnet.conll")
+        inputs[f"{split}.bios"] = sha256_file(data / f"{split}.bios")
+    _link(frames_dir, run / "data" / f"fndata-{version}")
+    if embeddings is not None:
+        _link(Path(embeddings).resolve(), run / EMBEDDINGS)
+        vectors = {"source": str(embeddings), "sha256": sha256_file(Path(embeddings))}
+    else:
+        log(f"{NAME}: training {DIM}-d word2vec vectors on {data / 'train.sentences'}")
+        script = Path(__file__).with_name("word2vec_script.py")
+        _call([_python(installation), str(script), str(data / "train.sentences"), str(run / EMBEDDINGS), str(DIM), "1"],
+              installation, run, f"{NAME}: word2vec")
+        vectors = {"source": "word2vec on train.sentences (gensim, skip-gram, seed 1, one worker; "
+                             "published Open-SESAME numbers use GloVe 6B.100d)",
+                   "sha256": sha256_file(run / EMBEDDINGS)}
+    record = {
+        "parser": NAME, "commit": installed["commit"], "patches": installed["patches"], "pins": installed["pins"],
+        "inputs": inputs, "frames": {"source": str(frames or source), "sha256": frames_key},
+        "embeddings": vectors, "version": version,
+    }
+    write_text(run / "prepare.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return record
+
+
+def _call(argv: list[str], installation: Path, run: Path, what: str, log_file: Path | None = None) -> str:
+    """Run Open-SESAME's interpreter in ``run``; output appended to ``log_file`` (or returned)."""
+    try:
+        if log_file is None:
+            proc = subprocess.run(argv, cwd=run, env=_env(installation), capture_output=True, text=True, check=False)
+            output = proc.stdout + proc.stderr
+        else:
+            with log_file.open("a", encoding="utf-8") as handle:
+                handle.write(f"$ {' '.join(argv)}\n")
+                handle.flush()
+                proc = subprocess.run(argv, cwd=run, env=_env(installation), stdout=handle, stderr=subprocess.STDOUT,
+                                      check=False)
+            output = log_file.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise PyfnError(f"{what}: cannot run {argv[0]}: {exc.strerror} (run `pyfn open-sesame setup` first)") from None
+    if proc.returncode:
+        tail = " | ".join(line.strip() for line in output.strip().splitlines()[-3:])
+        where = f" (log: {log_file})" if log_file else ""
+        raise PyfnError(f"{what} failed (exit {proc.returncode}){where}: {tail}")
+    return output
+
+
+def _check_run(run: Path) -> dict:
+    try:
+        return json.loads((Path(run) / "prepare.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PyfnError(f"{run}: not a prepared Open-SESAME run folder (run `pyfn open-sesame prepare` first)") from None
+
+
+def _stage(stage: str) -> str:
+    if stage not in STAGES:
+        raise UsageError(f"unknown stage {stage!r} (known: {', '.join(STAGES)})")
+    return stage
+
+
+def model_file(run: Path, stage: str, model: str, version: str) -> Path:
+    """Where Open-SESAME saves the best model of ``stage`` (on dev)."""
+    return Path(run) / "logs" / model / f"best-{stage}-{version}-model"
+
+
+def train(
+    installation: Path, run: Path, stage: str, model: str, config: Path, seed: int, log: Log = lambda _: None,
+) -> dict:
+    """Train ``stage`` as ``logs/{model}`` with the budget ``config`` (Open-SESAME's configuration JSON).
+
+    Done once: ``logs/{model}/pyfn-train.json`` marks a finished training. A training interrupted
+    after a model was saved resumes from it (Open-SESAME's ``--mode refresh``, which keeps the saved
+    configuration and counts its epochs anew); the record lists every attempt.
+    """
+    record_path = Path(run) / "logs" / model / "pyfn-train.json"
+    if record_path.is_file():
+        log(f"{NAME}: {model} is trained ({record_path})")
+        return json.loads(record_path.read_text(encoding="utf-8"))
+    prepared = _check_run(run)
+    budget = json.loads(Path(config).read_text(encoding="utf-8"))
+    saved = model_file(run, _stage(stage), model, prepared["version"])
+    mode = "refresh" if saved.is_file() else "train"
+    argv = [_python(installation), "-m", f"sesame.{stage}", "--mode", mode, "--model_name", model,
+            "--dynet-seed", str(seed)]
+    if mode == "train":
+        argv += ["--config", str(Path(config).resolve())]
+    log_file = Path(run) / "logs" / f"{model}.train.log"
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    log(f"{NAME}: {'resuming' if mode == 'refresh' else 'training'} {stage} as {model} (seed {seed}; log {log_file})")
+    output = _call(argv, installation, Path(run), f"{NAME} {stage} training", log_file)
+    best = (saved.parent / "best-dev-f1.txt").read_text(encoding="utf-8").split()
+    attempts = output.count("$ ")
+    record = {
+        "stage": stage, "model": model, "seed": seed, "budget": budget, "attempts": attempts,
+        "resumed": mode == "refresh" or attempts > 1,
+        "stopped": "patience" if "Ran out of patience" in output else "epoch budget",
+        "best_dev": float(best[-1]) if best else None,
+        "model_sha256": sha256_file(saved),
+    }
+    write_text(record_path, json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return record
+
+
+def _own_eval(stage: str, output: str) -> dict:
+    """Open-SESAME's own evaluation as it prints it at test time."""
+    if stage == "frameid":
+        match = _FRAMEID_EVAL.search(output)
+        if not match:
+            return {}
+        p, ptp, pall, r, rtp, rall, f1 = match.groups()
+        return {"precision": float(p), "recall": float(r), "f1": float(f1), "matched": float(ptp),
+                "predicted": float(pall), "gold": float(rall)}
+    out = {}
+    for kind, p, ptp, pall, r, rtp, rall in _ARGID_EVAL.findall(output):
+        name = {"w": "token", "u": "unlabeled", "l": "labeled"}[kind]
+        out[name] = {"precision": float(p), "recall": float(r), "matched": float(ptp), "predicted": float(pall),
+                     "gold": float(rall)}
+    match = _ARGID_F1.search(output)
+    if match:
+        for name, value in zip(("token", "unlabeled", "labeled"), match.groups()):
+            out.setdefault(name, {})["f1"] = float(value)
+    return out
+
+
+def decode(
+    installation: Path, run: Path, stage: str, model: str, split: str, output: Path, *,
+    frames_from: Path | None = None, log: Log = lambda _: None,
+) -> dict:
+    """Decode ``split`` with the trained ``logs/{model}`` and copy the predictions to ``output``.
+
+    ``frameid`` predicts the frame of every gold target; ``argid`` the FEs of every frame of its input:
+    the split's gold frames, or ``frames_from`` (a BIOS file of predicted frames, e.g. this function's
+    ``frameid`` output) for the full pipeline. Writes ``{split}.bios`` (Open-SESAME's CoNLL output, which
+    pyfn imports), ``{split}.sesame.fes`` when Open-SESAME writes one, ``{split}.sentences`` and
+    ``{split}.{stage}.sesame-eval.json`` (Open-SESAME's own evaluation, when it prints one).
+    """
+    prepared = _check_run(run)
+    version = prepared["version"]
+    saved = model_file(run, _stage(stage), model, version)
+    if not saved.is_file():
+        raise PyfnError(f"{saved}: no trained model (run `pyfn open-sesame train` first)")
+    run = Path(run)
+    parser_data = run / "data" / "open_sesame_v1_data" / f"fn{version}"
+    gold = parser_data / f"fn{version}.{'dev' if split == 'dev' else 'test'}.syntaxnet.conll"
+    if split not in ("dev", "test"):
+        raise UsageError(f"split {split!r}: decode dev or test")
+    source = Path(frames_from).resolve() if frames_from else gold.resolve()
+    model_dir = saved.parent
+    if stage == "frameid" and split == "test":
+        argv = ["--mode", "test"]
+        produced = model_dir / f"predicted-{version}-frameid-test.conll"
+        fes = model_dir / f"predicted-{version}-frameid-test.fes"
+    elif stage == "frameid":
+        argv = ["--mode", "predict", "--raw_input", str(source)]
+        produced, fes = model_dir / "predicted-frames.conll", None
+    else:
+        argv = ["--mode", "test", "--testf", str(source)]
+        produced = model_dir / f"predicted-{version}-argid-test.conll"
+        fes = model_dir / f"predicted-{version}-argid-test.fes"
+    log(f"{NAME}: decoding {split} with {model}")
+    text = _call([_python(installation), "-m", f"sesame.{stage}", "--model_name", model, *argv],
+                 installation, run, f"{NAME} {stage} decoding of {split}")
+    output = Path(output)
+    output.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(produced, output / f"{split}.bios")
+    if fes is not None and fes.is_file():
+        shutil.copyfile(fes, output / f"{split}.sesame.fes")
+    data_sentences = Path(os.path.realpath(parser_data / f"fn{version}.test.syntaxnet.conll")).with_name(f"{split}.sentences")
+    shutil.copyfile(data_sentences, output / f"{split}.sentences")
+    record = {"stage": stage, "model": model, "split": split, "input": "gold" if frames_from is None else str(frames_from),
+              "input_sha256": sha256_file(source), "predictions_sha256": sha256_file(output / f"{split}.bios"),
+              "own_evaluation": _own_eval(stage, text)}
+    write_text(output / f"{split}.{stage}.sesame-eval.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return record

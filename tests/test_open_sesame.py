@@ -1,0 +1,183 @@
+"""Open-SESAME glue (pyfn open-sesame setup/prepare/train/decode) against a fake parser with Open-SESAME's
+command line, paths and printed evaluation; the importer on real Open-SESAME output (tests/parsers/)."""
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pyfn.cli import main
+from pyfn.errors import PyfnError
+from pyfn.parsers import install
+from pyfn.parsers import open_sesame as sesame
+
+FAKE = r'''
+import json, os, shutil, sys
+from optparse import OptionParser
+stage = sys.argv[0].rsplit("/", 1)[-1][:-3]
+p = OptionParser()
+for o in ("--mode", "--model_name", "--config", "--raw_input", "--testf"):
+    p.add_option(o)
+p.add_option("--dynet-seed", dest="seed")
+opts, _ = p.parse_args()
+cfg = json.load(open("configurations/global_config.json"))
+v = str(cfg["version"])
+assert os.path.isfile(cfg["embeddings_file"]) and os.path.isdir("data/fndata-%s/frame" % v)
+d = "logs/%s/" % opts.model_name
+os.makedirs(d, exist_ok=True)
+with open(d + "calls", "a") as f:
+    f.write(" ".join(sys.argv[1:]) + "\n")
+data = "data/open_sesame_v1_data/fn%s/fn%s." % (v, v)
+if opts.mode in ("train", "refresh"):
+    if os.environ.get("FAKE_CRASH"):
+        open(d + "best-%s-%s-model" % (stage, v), "w").write("half")
+        open(d + "best-dev-f1.txt", "w").write("0.5\n")
+        sys.exit("RuntimeError: Magnitude of gradient is bad: -nan")
+    open(d + "best-%s-%s-model" % (stage, v), "w").write("model " + str(opts.seed))
+    open(d + "best-dev-f1.txt", "w").write("0.75\n")
+    print("Ran out of patience, ending training.", file=sys.stderr)
+elif stage == "frameid" and opts.mode == "test":
+    shutil.copyfile(data + "test.syntaxnet.conll", d + "predicted-%s-frameid-test.conll" % v)
+    open(d + "predicted-%s-frameid-test.fes" % v, "w").write("")
+    print("[test] p = 0.8595 (3565.0/4148.0) r = 0.8595 (3565.0/4148.0) f1 = 0.8595", file=sys.stderr)
+elif stage == "frameid":
+    shutil.copyfile(opts.raw_input, d + "predicted-frames.conll")
+else:
+    shutil.copyfile(opts.testf, d + "predicted-%s-argid-test.conll" % v)
+    for k in "wul":
+        print("[test] %spr = 0.50000 (1.0/2.0) %sre = 0.25000 (1.0/4.0)" % (k, k), file=sys.stderr)
+    print("[test] wf1 = 0.33333 uf1 = 0.33333 lf1 = 0.33333 [took 1.000s]", file=sys.stderr)
+'''
+
+
+@pytest.fixture(scope="module")
+def fake_home(tmp_path_factory):
+    """A git checkout laid out as Open-SESAME's, with a fake of its two models."""
+    home = tmp_path_factory.mktemp("open-sesame")
+    (home / "sesame").mkdir()
+    (home / "sesame" / "__init__.py").write_text("")
+    for stage in sesame.STAGES:
+        (home / "sesame" / f"{stage}.py").write_text(FAKE)
+    for argv in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "fake"]):
+        subprocess.run(["git", "-C", str(home), *argv], check=True)
+    return home
+
+
+@pytest.fixture(scope="module")
+def installed(fake_home, tmp_path_factory):
+    """The fake installed without patches or pins (a bare venv: no registry needed)."""
+    return install.install(sesame.NAME, fake_home, sesame.MARKER, [], (), tmp_path_factory.mktemp("parsers"))
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """A pyfn conversion of the sample to BIOS and SemEval XML."""
+    out = tmp_path_factory.mktemp("data") / "data"
+    assert main(["convert", "--source", "sample", "--to", "bios", "semeval", "--target", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_install_copies_the_commit_and_applies_patches(fake_home, tmp_path):
+    (fake_home / "sesame" / "frameid.py").write_text("uncommitted edit")  # the user's tree: only HEAD is copied
+    patch = tmp_path / "x.patch"
+    patch.write_text("--- a/sesame/__init__.py\n+++ b/sesame/__init__.py\n@@ -0,0 +1 @@\n+PATCHED = True\n")
+    try:
+        folder = install.install("p", fake_home, sesame.MARKER, [patch], (), tmp_path / "root")
+    finally:
+        subprocess.run(["git", "-C", str(fake_home), "checkout", "-q", "--", "."], check=True)
+    record = install.read_record(folder)
+    assert (folder / "src" / "sesame" / "__init__.py").read_text() == "PATCHED = True\n"
+    assert (folder / "src" / "sesame" / "frameid.py").read_text() == FAKE
+    assert (fake_home / "sesame" / "__init__.py").read_text() == ""  # the checkout is never patched
+    assert record["patches"] == {"x.patch": install.sha256_file(patch)} and len(record["commit"]) == 40
+    assert install.install("p", fake_home, sesame.MARKER, [patch], (), tmp_path / "root") == folder  # reused
+
+
+def test_install_refuses_a_bad_patch_and_records_nothing(fake_home, tmp_path):
+    patch = tmp_path / "bad.patch"
+    patch.write_text("--- a/nowhere.py\n+++ b/nowhere.py\n@@ -1 +1 @@\n-a\n+b\n")
+    with pytest.raises(PyfnError, match="patch .*bad.patch"):
+        install.install("p", fake_home, sesame.MARKER, [patch], (), tmp_path)
+    assert not list(tmp_path.glob("p-*/install.json"))
+
+
+def test_install_refuses_what_is_not_a_checkout(tmp_path):
+    with pytest.raises(PyfnError, match="not a checkout of the parser"):
+        install.install("p", tmp_path, sesame.MARKER, [], (), tmp_path / "root")
+
+
+def test_shipped_patch_applies_only_what_its_header_says():
+    text = sesame.default_patch().read_text(encoding="utf-8")
+    changed = [line for line in text.splitlines() if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))]
+    assert {line.split("/")[-1] for line in text.splitlines() if line.startswith("+++ ")} == {
+        "argid.py", "frameid.py", "targetid.py"}
+    assert all("affine_transform" in line or "seed" in line or line.startswith("-") or "help=" in line or
+               line.strip("+ ") == "" for line in changed)
+    assert not [line for line in changed if line.startswith("-") and "affine" not in line and " * " not in line
+                and "import" not in line]
+
+
+def test_prepare_train_decode_import_score(installed, data, tmp_path):
+    run = tmp_path / "run"
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("1 2\nthe 0.1 0.2\n")
+    source = Path(__file__).resolve().parent.parent / "resources" / "sample"
+    record = sesame.prepare(installed, data, source, run, embeddings=vectors)
+    assert record["embeddings"]["sha256"] == install.sha256_file(vectors) and record["inputs"].keys() == {
+        "train.bios", "dev.bios", "test.bios"}
+    assert json.loads((run / "configurations" / "global_config.json").read_text())["version"] == 1.5
+    assert (run / "data" / "fndata-1.5" / "frRelation.xml").is_file()
+    config = tmp_path / "budget.json"
+    config.write_text('{"num_epochs": 2}')
+    trained = sesame.train(installed, run, "frameid", "fid", config, 7)
+    assert trained["best_dev"] == 0.75 and trained["stopped"] == "patience" and trained["budget"] == {"num_epochs": 2}
+    assert (run / "logs" / "fid" / "calls").read_text().split("\n")[0] == (
+        f"--mode train --model_name fid --dynet-seed 7 --config {config}")
+    assert sesame.train(installed, run, "frameid", "fid", config, 7) == trained  # done once
+    out = tmp_path / "out"
+    for split in ("dev", "test"):
+        sesame.decode(installed, run, "frameid", "fid", split, out)
+    own = json.loads((out / "test.frameid.sesame-eval.json").read_text())["own_evaluation"]
+    assert own == {"precision": 0.8595, "recall": 0.8595, "f1": 0.8595, "matched": 3565.0, "predicted": 4148.0,
+                   "gold": 4148.0}
+    assert (out / "test.bios").read_bytes() == (data / "test.bios").read_bytes()
+    sesame.train(installed, run, "argid", "aid", config, 1)
+    full = tmp_path / "full"
+    decoded = sesame.decode(installed, run, "argid", "aid", "test", full, frames_from=out / "test.bios")
+    assert decoded["own_evaluation"]["labeled"] == {"precision": 0.5, "recall": 0.25, "matched": 1.0,
+                                                     "predicted": 2.0, "gold": 4.0, "f1": 0.33333}
+    imported = tmp_path / "imported"
+    assert main(["convert", "--from", "bios", "--to", "semeval", "--source", str(out), "--target", str(imported),
+                 "--gold", str(data), "--splits", "dev", "test", "--quiet"]) == 0
+    assert main(["score", "--mode", "frames", "--gold", str(data / "test.gold.xml"), "--pred",
+                 str(imported / "test.predicted.xml"), "--framenet", str(source), "--json",
+                 "--output", str(tmp_path / "s.json")]) == 0
+    assert json.loads((tmp_path / "s.json").read_text())["f1"] == 1.0
+
+
+def test_interrupted_training_resumes_from_the_saved_model(installed, data, tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("1 2\nthe 0.1 0.2\n")
+    sesame.prepare(installed, data, Path(__file__).resolve().parent.parent / "resources" / "sample", run,
+                   embeddings=vectors)
+    config = tmp_path / "budget.json"
+    config.write_text("{}")
+    monkeypatch.setenv("FAKE_CRASH", "1")
+    with pytest.raises(PyfnError, match=r"frameid training failed \(exit 1\) \(log: .*fid.train.log\): .*-nan"):
+        sesame.train(installed, run, "frameid", "fid", config, 3)
+    assert not (run / "logs" / "fid" / "pyfn-train.json").exists()
+    monkeypatch.delenv("FAKE_CRASH")
+    record = sesame.train(installed, run, "frameid", "fid", config, 3)
+    calls = (run / "logs" / "fid" / "calls").read_text().splitlines()
+    assert calls[1] == "--mode refresh --model_name fid --dynet-seed 3"
+    assert record["resumed"] and record["attempts"] == 2
+
+
+def test_refusals_name_what_to_do(installed, tmp_path):
+    with pytest.raises(PyfnError, match="no train.bios, dev.bios, test.bios, train.sentences"):
+        sesame.prepare(installed, tmp_path, tmp_path, tmp_path / "run")
+    with pytest.raises(PyfnError, match="not a prepared Open-SESAME run folder"):
+        sesame.train(installed, tmp_path, "frameid", "m", tmp_path / "c.json", 1)
+    assert main(["open-sesame", "setup", "--home", str(tmp_path), "--quiet"]) == 1
