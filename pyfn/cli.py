@@ -659,6 +659,7 @@ def _add_xp(sub: argparse._SubParsersAction) -> None:
 
 def _xp(args: argparse.Namespace) -> int:
     from pyfn.xp import run as xp  # noqa: PLC0415
+    from pyfn.xp.record import ran_here  # noqa: PLC0415
 
     root = Path(args.root)
     if args.xp_command == "templates":
@@ -690,12 +691,16 @@ def _xp(args: argparse.Namespace) -> int:
         print(f"pyfn xp: ran {len(done)} steps of {folder}", file=sys.stderr)
         if (folder / "manifest.json").is_file():  # a recorded result: compare, never overwrite
             return _verify(argparse.Namespace(folder=str(folder), rerun=False))
+    here, recorded = ran_here(folder), (folder / "manifest.json").is_file()
     manifest = xp.report(folder)
-    if not manifest["outputs"]:
+    if here:
+        print(f"pyfn xp: wrote {folder}/README.md, manifest.json, report.html ({len(manifest['outputs'])} outputs "
+              f"hashed, {len(manifest['scores'])} systems scored)", file=sys.stderr)
+    elif recorded:
+        print(f"pyfn xp: wrote {folder}/README.md and report.html from the recorded manifest.json (not run here)",
+              file=sys.stderr)
+    else:
         print(f"pyfn xp: wrote {folder}/README.md and report.html; not run, so no manifest.json", file=sys.stderr)
-        return 0
-    print(f"pyfn xp: wrote {folder}/README.md, manifest.json, report.html ({len(manifest['outputs'])} outputs hashed, "
-          f"{len(manifest['scores'])} systems scored)", file=sys.stderr)
     return 0
 
 

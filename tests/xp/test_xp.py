@@ -295,3 +295,40 @@ def test_study_is_reproducible_by_seed(root):
     assert results["005"] == results["006"]
     drawn = {k: next(v for name, v in r.items() if name != "standard") for k, r in results.items()}
     assert drawn["005"]["documents"] != drawn["007"]["documents"]
+
+
+def test_recorded_but_not_run_here(root, capsys):
+    """A fresh clone has manifest.json but no work/: list and verify say so in one line, report keeps the result."""
+    folder = _make(root, systems=EXTERNAL)
+    assert xp.list_experiments(root)[0][2] == "not run"
+    xp.run(folder, main, step="data")
+    assert xp.list_experiments(root)[0][2] == "run here; not recorded (pyfn xp report 003)"
+    xp.report(folder)
+    assert xp.list_experiments(root)[0][2] == f"run here; recorded: 0 systems scored (pyfn verify {folder})"
+    readme, page = (folder / "README.md").read_text(), (folder / "report.html").read_text()
+    shutil.rmtree(folder / "work")
+    assert xp.list_experiments(root)[0][2] == ("not run here; recorded: 0 systems scored "
+                                                "(bash scripts/xp_003.sh runs and verifies it)")
+    capsys.readouterr()
+    assert main(["verify", str(folder)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [
+        f"pyfn: error: {folder} has not been run here (work/ is not committed): `bash scripts/xp_003.sh` or "
+        f"`pyfn xp run 003` runs it and then verifies it; `pyfn verify {folder} --rerun` reruns it in a temporary copy"]
+    assert main(["xp", "report", "3"]) == 0
+    assert "from the recorded manifest.json (not run here)" in capsys.readouterr().err
+    assert (folder / "README.md").read_text() == readme and (folder / "report.html").read_text() == page
+    assert rerun(folder, main) == []
+    recipe = folder / "experiment.toml"
+    recipe.write_text(recipe.read_text().replace("Test experiment", "Changed"))
+    with pytest.raises(PyfnError, match="changed since .* was recorded and the experiment has not been run here"):
+        xp.report(folder)
+
+
+def test_script_announces_every_step_and_commands_show_progress(root):
+    folder = xp.new("12", "fn15-baselines", root)
+    script = Path("scripts/xp_012.sh").read_text()
+    every = [*steps(load_recipe(folder), Layout(folder))]
+    assert "--quiet" not in script
+    assert f"echo 'pyfn xp 012: step 1/{len(every)} data' >&2" in script
+    assert f"echo 'pyfn xp 012: step {len(every)}/{len(every)} {every[-1].name}' >&2" in script
