@@ -17,6 +17,10 @@ MODE_NAMES = {
 }
 
 
+def _split(recipe: Recipe) -> str:
+    return recipe.split if recipe.split == "standard" else f"{recipe.split} (seed {recipe.seed})"
+
+
 def settings(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, str]]:
     """The settings table: every choice that shaped the data and the scores."""
     data = manifest.get("data", {})
@@ -25,7 +29,6 @@ def settings(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, str]]:
     tasks = sorted({s.task for s in recipe.systems})
     frames = {"frameid": "predicted frames, gold targets", "args": "gold frames and targets",
               "full": "predicted targets and frames"}
-    split = recipe.split if recipe.split == "standard" else f"{recipe.split} (seed {recipe.seed})"
     preprocessing = "none"
     if recipe.preprocess:
         preprocessing = recipe.preprocess
@@ -33,7 +36,7 @@ def settings(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, str]]:
             preprocessing += f" {pre['model_package']} {pre.get('model_version', '')} (spaCy {pre.get('spacy_version', '?')})"
     return [
         ("FrameNet", f"{recipe.framenet_version} (release fingerprint {fingerprint[:16]}...)"),
-        ("split", split),
+        ("split", _split(recipe)),
         ("training data", "fulltext + exemplars" if recipe.exemplars else "fulltext only"),
         ("frames", "; ".join(frames[t] for t in tasks) or "-"),
         ("train filters", ", ".join(recipe.filters) or "none"),
@@ -182,7 +185,6 @@ def _data_table(recipe: Recipe, manifest: dict[str, Any]) -> str:
     rows = data_rows(manifest)
     fingerprint = manifest["inputs"]["framenet"].get("fingerprint")
     release = f"FrameNet {recipe.framenet_version}"
-    split = recipe.split if recipe.split == "standard" else f"{recipe.split} (seed {recipe.seed})"
     span = f' rowspan="{len(rows)}"'
     out = ['<table id="data"><thead><tr><th>release</th><th>split definition</th><th>split</th><th>sentences</th>'
            "<th>annotation sets</th><th>removed (ledger total)</th><th>signature</th></tr></thead><tbody>"]
@@ -190,13 +192,14 @@ def _data_table(recipe: Recipe, manifest: dict[str, Any]) -> str:
         cells = "".join(f"<td>{esc(c)}</td>" for c in row)
         if i == 0:
             title = f' title="release fingerprint {esc(fingerprint)}"' if fingerprint else ""
-            cells = (f"<td{span}{title}>{esc(release)}</td><td{span}>{esc(split)}</td>{cells}"
+            cells = (f"<td{span}{title}>{esc(release)}</td><td{span}>{esc(_split(recipe))}</td>{cells}"
                      f"<td{span}><code>{esc(data.get('signature') or 'n/a (not run)')}</code></td>")
         out.append(f"<tr>{cells}</tr>")
     return "".join(out) + "</tbody></table>"
 
 
 def _frameid_chart(manifest: dict[str, Any]) -> str:
+    """Per system and split, the three frame-identification accuracies as bars with Wilson whiskers."""
     groups = []
     for system, split, _, result in _scores(manifest, frameid=True):
         marks = []
@@ -211,6 +214,7 @@ def _frameid_chart(manifest: dict[str, Any]) -> str:
 
 
 def _f1_chart(manifest: dict[str, Any]) -> str:
+    """Per system, split and mode, the SemEval scorer's F1 as a bar."""
     groups = [(f"{system} {split} {mode}",
                [Mark("F1", result["f1"], tooltip=f"{system} {split} {mode}: P {result['precision']:.4f}, "
                      f"R {result['recall']:.4f}, F1 {result['f1']:.4f}")])

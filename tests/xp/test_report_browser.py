@@ -4,6 +4,7 @@ and every chart drawn, titled, with labelled axes and, for intervals, whiskers."
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -17,9 +18,7 @@ REPORTS = sorted((REPO / "experiments").glob("xp_*/report.html"))
 
 def _missing() -> str | None:
     """Why the browser test cannot run here, or None."""
-    try:
-        import selenium  # noqa: F401, PLC0415
-    except ImportError:
+    if importlib.util.find_spec("selenium") is None:
         return "selenium is not installed (pip install -e '.[test]')"
     for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
         if not path.is_file():
