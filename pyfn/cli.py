@@ -6,18 +6,66 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any, NoReturn
 
 from pyfn import __version__
 from pyfn.errors import PyfnError, UsageError
-from pyfn.formats.registry import FormatOptions
+from pyfn.formats.registry import NOT_SOURCES, READERS, WRITERS, FormatOptions
 from pyfn.splits.builder import SPLITS, BuildOptions
 from pyfn.splits.filters import FILTERS
 
-FROM_FORMATS = ["fnxml", "jsonl", "semafor", "bios", "semeval", "conllx", "conllu"]
-TO_FORMATS = ["jsonl", "semafor", "bios", "conllx", "conllu", "semeval", "fnxml"]
+FROM_FORMATS = ["fnxml", *READERS]
+TO_FORMATS = list(WRITERS)
+NOT_FROM = {fmt: f"cannot convert from {fmt}: {why}" for fmt, why in NOT_SOURCES.items()}
+NOT_TO = {"fnxml": "cannot convert to 'fnxml': pyfn does not write FrameNet XML (it reads it: --from fnxml)"}
 EPILOG = "FrameNet data: ICSI, Berkeley, under CC BY (https://framenet.icsi.berkeley.edu/)."
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Help that shows every option's default unless its text already says it (flags are off by default)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if ("default" in text or action.required or default in (None, False, argparse.SUPPRESS)
+                or not action.option_strings):
+            return text
+        shown = (" ".join(map(str, default)) or "none") if isinstance(default, (list, tuple)) else str(default)
+        return f"{text} (default: {shown.replace('%', '%%')})"
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser (and, through ``add_subparsers``, its sub-parsers) whose errors are one line and
+    a hint, not the usage."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\ntry '{self.prog} --help' for more\n")
+
+
+def subparsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    """Every sub-parser under ``parser``, depth first."""
+    for action in parser._actions:  # noqa: SLF001 - argparse has no public walk of its sub-parsers
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            for sub in action.choices.values():
+                yield sub
+                yield from subparsers(sub)
+
+
+def _format(refused: Mapping[str, str]) -> Callable[[str], str]:
+    """An argparse ``type`` that refuses, saying why, a format pyfn cannot handle there."""
+
+    def check(value: str) -> str:
+        if value in refused:
+            raise argparse.ArgumentTypeError(refused[value])
+        return value
+
+    return check
 
 
 def _progress(quiet: bool, desc: str = "reading", unit: str = "file"):
@@ -99,7 +147,8 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
         ),
         epilog=EPILOG,
     )
-    p.add_argument("--source", help="FrameNet release directory or zip ('sample' for the bundled sample)")
+    p.add_argument("--source", help="FrameNet release directory or zip ('sample' for the bundled sample; default: "
+                   "NLTK's framenet_v17/v15 zip if installed, else the sample)")
     p.add_argument("--target", required=True, help="output directory (created if missing)")
     _add_build_options(p)
     p.add_argument("--relations", nargs="+", default=None, metavar="TYPE",
@@ -147,9 +196,11 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         ),
         epilog=EPILOG,
     )
-    p.add_argument("--from", dest="from_", default="fnxml", choices=FROM_FORMATS, help="input format (default: fnxml)")
-    p.add_argument("--to", nargs="+", default=["jsonl"], choices=TO_FORMATS,
-                   help="output format(s) (default: jsonl); several formats share one build of the splits")
+    p.add_argument("--from", dest="from_", default="fnxml", choices=FROM_FORMATS, type=_format(NOT_FROM),
+                   metavar="FORMAT", help=f"input format: {', '.join(FROM_FORMATS)} (default: fnxml)")
+    p.add_argument("--to", nargs="+", default=["jsonl"], choices=TO_FORMATS, type=_format(NOT_TO), metavar="FORMAT",
+                   help=f"output format(s): {', '.join(TO_FORMATS)} (default: jsonl); several formats share one "
+                   "build of the splits")
     p.add_argument(
         "--source",
         help="FrameNet release directory or zip (--from fnxml; 'sample' for the bundled sample; default: "
@@ -169,12 +220,15 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
     fmt.add_argument("--bios-scheme", default="bios", choices=["bios", "bio"], help="BIOS (Open-SESAME) or plain BIO")
     fmt.add_argument("--bios-fe-ranks", default="1", choices=["1", "all"], help="FE layer ranks tagged in BIOS (default 1)")
     fmt.add_argument("--bios-columns", type=int, default=16, choices=[15, 16], help="BIOS columns (15: Open-SESAME's own)")
-    fmt.add_argument("--consumer", choices=["open-sesame"], help="refuse output this consumer cannot read")
+    fmt.add_argument("--consumer", choices=["open-sesame"],
+                     help="refuse output this consumer cannot read (default: none, no such check)")
     fmt.add_argument("--semeval-fe-ranks", default="all", choices=["all", "split"],
                      help="SemEval XML: all FE ranks in one layer (pyfn 1.3) or one layer per rank")
     fmt.add_argument("--semeval-ni", action="store_true", help="write null instantiations into SemEval XML")
-    fmt.add_argument("--gold", help="directory with {split}.gold.xml: target segmentation for predicted SemEval XML")
-    fmt.add_argument("--framenet", help="FrameNet release whose frames BIOS output is checked against (non-fnxml sources)")
+    fmt.add_argument("--gold", help="directory with {split}.gold.xml: target segmentation for predicted SemEval XML "
+                     "(default: none, the predictions' own)")
+    fmt.add_argument("--framenet", help="FrameNet release whose frames BIOS output is checked against (non-fnxml "
+                     "sources; default: none, no check)")
     _add_preprocess_options(p, in_convert=True)
     p.set_defaults(func=_convert)
 
@@ -377,13 +431,16 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--gold", required=True, help="gold SemEval XML")
     p.add_argument("--pred", required=True, help="predicted SemEval XML")
-    p.add_argument("--mode", default="semeval", choices=["semeval", "frames", "argsonly", "frameid"])
+    p.add_argument("--mode", default="semeval", choices=["semeval", "frames", "argsonly", "frameid"],
+                   help="what is scored: frames and FEs jointly, targets and frames only, arguments given gold "
+                   "frames, or frame-identification accuracy")
     p.add_argument("--exact", action="store_true", help="no partial credit (the script's -e)")
     p.add_argument("--corrected", action="store_true", help="documented fixes instead of the original's behaviour")
     p.add_argument("--span-match", default="exact", choices=["exact", "overlap", "head"],
                    help="FE spans: exact (default, the script's), overlap (shared tokens over the longer span, "
                    "Kim et al. 2010) or head (same head token; needs --parse)")
-    p.add_argument("--parse", help="CoNLL-U/CoNLL-X parse of the gold sentences, block k = sentence k (--span-match head)")
+    p.add_argument("--parse", help="CoNLL-U/CoNLL-X parse of the gold sentences, block k = sentence k "
+                   "(--span-match head; default: none)")
     _add_lexicon_options(p)
     p.add_argument("--lu-frames", help="lu_frames.tsv of `pyfn generate` (train-only lexicon), for --mode frameid")
     p.add_argument("--per-sentence", action="store_true", help="also print points per sentence")
@@ -491,13 +548,14 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--gold", required=True, help="gold SemEval XML")
     p.add_argument("preds", nargs="+", metavar="PRED", help="predicted SemEval XML files (two or more)")
-    p.add_argument("--mode", default="semeval", choices=["semeval", "frames", "argsonly", "frameid"])
-    p.add_argument("--exact", action="store_true")
-    p.add_argument("--corrected", action="store_true")
+    p.add_argument("--mode", default="semeval", choices=["semeval", "frames", "argsonly", "frameid"],
+                   help="what is compared, as in `pyfn score --mode`")
+    p.add_argument("--exact", action="store_true", help="no partial credit (the script's -e)")
+    p.add_argument("--corrected", action="store_true", help="documented fixes instead of the original's behaviour")
     _add_lexicon_options(p)
     p.add_argument("--lu-frames", help="lu_frames.tsv, for --mode frameid")
     p.add_argument("--samples", type=int, default=1000, help="bootstrap / randomization samples (default 1000)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and randomization samples")
     p.set_defaults(func=_compare)
 
 
@@ -584,22 +642,24 @@ def _add_xp(sub: argparse._SubParsersAction) -> None:
     xp.add_parser("list", help="list the experiments and whether they have been run")
     run = xp.add_parser("run", help="run an experiment's steps (all, or --step NAME); then verify against its "
                         "manifest.json, or write the report when it has none")
-    run.add_argument("number")
-    run.add_argument("--step", help="data, lexicon, system, train, decode, import, score (or NAME:SYSTEM...)")
-    run.add_argument("--system", help="only this system's steps")
+    run.add_argument("number", help="experiment number, e.g. 001")
+    run.add_argument("--step", help="data, lexicon, system, train, decode, import, score (or NAME:SYSTEM...; "
+                     "default: every step)")
+    run.add_argument("--system", help="only this system's steps (default: every system's)")
     run.add_argument("--predictions", help="directory of an external parser's predictions to import and score "
                      "(with --system; runs its import and score steps only)")
     report = xp.add_parser("report", help="write README.md, manifest.json, report.html and scripts/xp_NNN.sh")
-    report.add_argument("number")
+    report.add_argument("number", help="experiment number, e.g. 001")
     topics = xp.add_parser("topics", help="per-sentence scores of every system, as `pyfn compare-runs` reads them")
-    topics.add_argument("number")
-    topics.add_argument("--split", default="test", choices=["dev", "test"])
+    topics.add_argument("number", help="experiment number, e.g. 001")
+    topics.add_argument("--split", default="test", choices=["dev", "test"], help="the split scored")
     topics.add_argument("--output", required=True, help="TSV file to write")
     p.set_defaults(func=_xp)
 
 
 def _xp(args: argparse.Namespace) -> int:
     from pyfn.xp import run as xp  # noqa: PLC0415
+    from pyfn.xp.record import ran_here  # noqa: PLC0415
 
     root = Path(args.root)
     if args.xp_command == "templates":
@@ -631,12 +691,16 @@ def _xp(args: argparse.Namespace) -> int:
         print(f"pyfn xp: ran {len(done)} steps of {folder}", file=sys.stderr)
         if (folder / "manifest.json").is_file():  # a recorded result: compare, never overwrite
             return _verify(argparse.Namespace(folder=str(folder), rerun=False))
+    here, recorded = ran_here(folder), (folder / "manifest.json").is_file()
     manifest = xp.report(folder)
-    if not manifest["outputs"]:
+    if here:
+        print(f"pyfn xp: wrote {folder}/README.md, manifest.json, report.html ({len(manifest['outputs'])} outputs "
+              f"hashed, {len(manifest['scores'])} systems scored)", file=sys.stderr)
+    elif recorded:
+        print(f"pyfn xp: wrote {folder}/README.md and report.html from the recorded manifest.json (not run here)",
+              file=sys.stderr)
+    else:
         print(f"pyfn xp: wrote {folder}/README.md and report.html; not run, so no manifest.json", file=sys.stderr)
-        return 0
-    print(f"pyfn xp: wrote {folder}/README.md, manifest.json, report.html ({len(manifest['outputs'])} outputs hashed, "
-          f"{len(manifest['scores'])} systems scored)", file=sys.stderr)
     return 0
 
 
@@ -692,7 +756,7 @@ def _add_open_sesame(sub: argparse._SubParsersAction) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``pyfn`` argument parser with one sub-command per verb."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pyfn",
         description="Standardized, reproducible FrameNet data for frame semantic parsing.",
         epilog=EPILOG,
@@ -713,19 +777,23 @@ def build_parser() -> argparse.ArgumentParser:
     _add_verify(sub)
     _add_baseline(sub)
     _add_open_sesame(sub)
+    for p in [parser, *subparsers(parser)]:  # the deepest parser used names itself, for errors found later
+        p.set_defaults(parser=p)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pyfn`` command; return its exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = build_parser().parse_known_args(argv)
+    if extra:
+        args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.func(args)
     except PyfnError as exc:
         if args.debug:
             traceback.print_exc()
-        print(f"pyfn: error: {exc}", file=sys.stderr)
+        hint = f"\ntry '{args.parser.prog} --help' for more" if isinstance(exc, UsageError) else ""
+        print(f"pyfn: error: {exc}{hint}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("pyfn: interrupted", file=sys.stderr)

@@ -5,27 +5,27 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v pyfn >/dev/null || python -m pip install -e .
 
-# step data
-pyfn convert --source sample --target experiments/xp_000/work/data --to jsonl semafor bios conllx conllu semeval --preprocess spacy --model en_core_web_sm --quiet
-# step lexicon
-pyfn generate --source sample --target experiments/xp_000/work/lexicon --quiet
-# step system:mff
-pyfn baseline frameid-mff --data experiments/xp_000/work/data --lexicon experiments/xp_000/work/lexicon --target experiments/xp_000/work/systems/mff --splits dev test --quiet
-# step system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_000/work/data --lexicon experiments/xp_000/work/lexicon --target experiments/xp_000/work/systems/logreg --splits dev test --quiet
-# step system:deppath
-pyfn baseline args-deppath --data experiments/xp_000/work/data --lexicon experiments/xp_000/work/lexicon --target experiments/xp_000/work/systems/deppath --splits dev test --quiet
-# step score:mff:dev:frameid
+echo 'pyfn xp 000: step 1/11 data' >&2
+pyfn convert --source sample --target experiments/xp_000/work/data --to jsonl semafor bios conllx conllu semeval --preprocess spacy --model en_core_web_sm
+echo 'pyfn xp 000: step 2/11 lexicon' >&2
+pyfn generate --source sample --target experiments/xp_000/work/lexicon
+echo 'pyfn xp 000: step 3/11 system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_000/work/data --lexicon experiments/xp_000/work/lexicon --target experiments/xp_000/work/systems/mff --splits dev test
+echo 'pyfn xp 000: step 4/11 system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_000/work/data --lexicon experiments/xp_000/work/lexicon --target experiments/xp_000/work/systems/logreg --splits dev test
+echo 'pyfn xp 000: step 5/11 system:deppath' >&2
+pyfn baseline args-deppath --data experiments/xp_000/work/data --lexicon experiments/xp_000/work/lexicon --target experiments/xp_000/work/systems/deppath --splits dev test
+echo 'pyfn xp 000: step 6/11 score:mff:dev:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_000/work/data/dev.gold.xml --pred experiments/xp_000/work/systems/mff/dev.predicted.xml --lu-frames experiments/xp_000/work/lexicon/lu_frames.tsv --json --output experiments/xp_000/work/scores/mff.dev.frameid.json
-# step score:mff:test:frameid
+echo 'pyfn xp 000: step 7/11 score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_000/work/data/test.gold.xml --pred experiments/xp_000/work/systems/mff/test.predicted.xml --lu-frames experiments/xp_000/work/lexicon/lu_frames.tsv --json --output experiments/xp_000/work/scores/mff.test.frameid.json
-# step score:logreg:dev:frameid
+echo 'pyfn xp 000: step 8/11 score:logreg:dev:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_000/work/data/dev.gold.xml --pred experiments/xp_000/work/systems/logreg/dev.predicted.xml --lu-frames experiments/xp_000/work/lexicon/lu_frames.tsv --json --output experiments/xp_000/work/scores/logreg.dev.frameid.json
-# step score:logreg:test:frameid
+echo 'pyfn xp 000: step 9/11 score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_000/work/data/test.gold.xml --pred experiments/xp_000/work/systems/logreg/test.predicted.xml --lu-frames experiments/xp_000/work/lexicon/lu_frames.tsv --json --output experiments/xp_000/work/scores/logreg.test.frameid.json
-# step score:deppath:dev:argsonly
+echo 'pyfn xp 000: step 10/11 score:deppath:dev:argsonly' >&2
 pyfn score --mode argsonly --gold experiments/xp_000/work/data/dev.gold.xml --pred experiments/xp_000/work/systems/deppath/dev.predicted.xml --frames experiments/xp_000/work/lexicon/frames.xml --relations experiments/xp_000/work/lexicon/frRelations.xml --json --output experiments/xp_000/work/scores/deppath.dev.argsonly.json
-# step score:deppath:test:argsonly
+echo 'pyfn xp 000: step 11/11 score:deppath:test:argsonly' >&2
 pyfn score --mode argsonly --gold experiments/xp_000/work/data/test.gold.xml --pred experiments/xp_000/work/systems/deppath/test.predicted.xml --frames experiments/xp_000/work/lexicon/frames.xml --relations experiments/xp_000/work/lexicon/frRelations.xml --json --output experiments/xp_000/work/scores/deppath.test.argsonly.json
 
 # compare this run with the recorded one (or, on a first run, record it)

@@ -5,23 +5,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v pyfn >/dev/null || python -m pip install -e .
 
-# step data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_002/work/data --to jsonl semafor bios conllx conllu semeval --with-exemplars --exclude-frames 398 --preprocess spacy --preprocess-jobs 2 --quiet
-# step lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_002/work/lexicon --with-exemplars --exclude-frames 398 --quiet
-# step train:semafor
+echo 'pyfn xp 002: step 1/14 data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_002/work/data --to jsonl semafor bios conllx conllu semeval --with-exemplars --exclude-frames 398 --preprocess spacy --preprocess-jobs 2
+echo 'pyfn xp 002: step 2/14 lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_002/work/lexicon --with-exemplars --exclude-frames 398
+echo 'pyfn xp 002: step 3/14 train:semafor' >&2
 : "${SEMAFOR_HOME:?set SEMAFOR_HOME to an installed semafor (git clone https://github.com/Noahs-ARK/semafor && cd semafor && mvn package; see its README for the model directory layout)}"
 mkdir -p experiments/xp_002/work/semafor_out/model
 cp experiments/xp_002/work/data/train.frame.elements experiments/xp_002/work/semafor_out/cv.train.sentences.frame.elements
 cp experiments/xp_002/work/data/train.sentences.conllx.flattened experiments/xp_002/work/semafor_out/cv.train.sentences.all.lemma.tags
 bash "$SEMAFOR_HOME"/bin/train/frame.id/train.frame.id.sh
 bash "$SEMAFOR_HOME"/bin/train/arg.id/train.arg.id.sh
-# step decode:semafor
+echo 'pyfn xp 002: step 4/14 decode:semafor' >&2
 : "${SEMAFOR_HOME:?set SEMAFOR_HOME to an installed semafor (git clone https://github.com/Noahs-ARK/semafor && cd semafor && mvn package; see its README for the model directory layout)}"
 "$SEMAFOR_HOME"/bin/runSemafor.sh experiments/xp_002/work/data/test.sentences experiments/xp_002/work/semafor_out/test.frame.elements 2
-# step import:semafor
-pyfn convert --from semafor --to semeval --source experiments/xp_002/work/semafor_out --target experiments/xp_002/work/systems/semafor --gold experiments/xp_002/work/data --splits dev test --quiet
-# step train:open-sesame
+echo 'pyfn xp 002: step 5/14 import:semafor' >&2
+pyfn convert --from semafor --to semeval --source experiments/xp_002/work/semafor_out --target experiments/xp_002/work/systems/semafor --gold experiments/xp_002/work/data --splits dev test
+echo 'pyfn xp 002: step 6/14 train:open-sesame' >&2
 : "${SESAME_HOME:?set SESAME_HOME to an installed open-sesame (git clone https://github.com/swabhs/open-sesame; DyNet, GloVe 6B.100d and fndata-1.5 under its data/ as its README says; set version 1.5 in configurations/global_config.json)}"
 mkdir -p experiments/xp_002/work/open-sesame_out "$SESAME_HOME"/data/open_sesame_v1_data/fn1.5
 cp experiments/xp_002/work/data/train.bios "$SESAME_HOME"/data/open_sesame_v1_data/fn1.5/fn1.5.fulltext.train.syntaxnet.conll
@@ -30,26 +30,26 @@ cp experiments/xp_002/work/data/test.bios "$SESAME_HOME"/data/open_sesame_v1_dat
 cd "$SESAME_HOME" && python -m sesame.targetid --mode train --model_name pyfn-targetid
 cd "$SESAME_HOME" && python -m sesame.frameid --mode train --model_name pyfn-frameid
 cd "$SESAME_HOME" && python -m sesame.argid --mode train --model_name pyfn-argid
-# step decode:open-sesame
+echo 'pyfn xp 002: step 7/14 decode:open-sesame' >&2
 : "${SESAME_HOME:?set SESAME_HOME to an installed open-sesame (git clone https://github.com/swabhs/open-sesame; DyNet, GloVe 6B.100d and fndata-1.5 under its data/ as its README says; set version 1.5 in configurations/global_config.json)}"
 cd "$SESAME_HOME" && python -m sesame.targetid --mode predict --model_name pyfn-targetid --raw_input "$OLDPWD"/experiments/xp_002/work/data/test.sentences
 cd "$SESAME_HOME" && python -m sesame.frameid --mode predict --model_name pyfn-frameid --raw_input logs/pyfn-targetid/predicted-targets.conll
 cd "$SESAME_HOME" && python -m sesame.argid --mode predict --model_name pyfn-argid --raw_input logs/pyfn-frameid/predicted-frames.conll
 cp "$SESAME_HOME"/logs/pyfn-argid/predicted-args.conll experiments/xp_002/work/open-sesame_out/test.bios
 cp experiments/xp_002/work/data/test.sentences experiments/xp_002/work/open-sesame_out/test.sentences
-# step import:open-sesame
-pyfn convert --from bios --to semeval --source experiments/xp_002/work/open-sesame_out --target experiments/xp_002/work/systems/open-sesame --gold experiments/xp_002/work/data --splits dev test --quiet
-# step score:semafor:test:semeval
+echo 'pyfn xp 002: step 8/14 import:open-sesame' >&2
+pyfn convert --from bios --to semeval --source experiments/xp_002/work/open-sesame_out --target experiments/xp_002/work/systems/open-sesame --gold experiments/xp_002/work/data --splits dev test
+echo 'pyfn xp 002: step 9/14 score:semafor:test:semeval' >&2
 pyfn score --mode semeval --gold experiments/xp_002/work/data/test.gold.xml --pred experiments/xp_002/work/systems/semafor/test.predicted.xml --frames experiments/xp_002/work/lexicon/frames.xml --relations experiments/xp_002/work/lexicon/frRelations.xml --json --output experiments/xp_002/work/scores/semafor.test.semeval.json
-# step score:semafor:test:frameid
+echo 'pyfn xp 002: step 10/14 score:semafor:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_002/work/data/test.gold.xml --pred experiments/xp_002/work/systems/semafor/test.predicted.xml --lu-frames experiments/xp_002/work/lexicon/lu_frames.tsv --json --output experiments/xp_002/work/scores/semafor.test.frameid.json
-# step score:semafor:test:argsonly
+echo 'pyfn xp 002: step 11/14 score:semafor:test:argsonly' >&2
 pyfn score --mode argsonly --gold experiments/xp_002/work/data/test.gold.xml --pred experiments/xp_002/work/systems/semafor/test.predicted.xml --frames experiments/xp_002/work/lexicon/frames.xml --relations experiments/xp_002/work/lexicon/frRelations.xml --json --output experiments/xp_002/work/scores/semafor.test.argsonly.json
-# step score:open-sesame:test:semeval
+echo 'pyfn xp 002: step 12/14 score:open-sesame:test:semeval' >&2
 pyfn score --mode semeval --gold experiments/xp_002/work/data/test.gold.xml --pred experiments/xp_002/work/systems/open-sesame/test.predicted.xml --frames experiments/xp_002/work/lexicon/frames.xml --relations experiments/xp_002/work/lexicon/frRelations.xml --json --output experiments/xp_002/work/scores/open-sesame.test.semeval.json
-# step score:open-sesame:test:frameid
+echo 'pyfn xp 002: step 13/14 score:open-sesame:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_002/work/data/test.gold.xml --pred experiments/xp_002/work/systems/open-sesame/test.predicted.xml --lu-frames experiments/xp_002/work/lexicon/lu_frames.tsv --json --output experiments/xp_002/work/scores/open-sesame.test.frameid.json
-# step score:open-sesame:test:argsonly
+echo 'pyfn xp 002: step 14/14 score:open-sesame:test:argsonly' >&2
 pyfn score --mode argsonly --gold experiments/xp_002/work/data/test.gold.xml --pred experiments/xp_002/work/systems/open-sesame/test.predicted.xml --frames experiments/xp_002/work/lexicon/frames.xml --relations experiments/xp_002/work/lexicon/frRelations.xml --json --output experiments/xp_002/work/scores/open-sesame.test.argsonly.json
 
 # compare this run with the recorded one (or, on a first run, record it)

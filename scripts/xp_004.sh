@@ -5,137 +5,137 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v pyfn >/dev/null || python -m pip install -e .
 
-# step data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/data --to jsonl semeval --exclude-frames 398 --quiet
-# step lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/lexicon --exclude-frames 398 --quiet
-# step system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/data --lexicon experiments/xp_004/work/lexicon --target experiments/xp_004/work/systems/mff --splits dev test --quiet
-# step system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/data --lexicon experiments/xp_004/work/lexicon --target experiments/xp_004/work/systems/logreg --splits dev test --quiet
-# step score:mff:test:frameid
+echo 'pyfn xp 004: step 1/66 data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/data --to jsonl semeval --exclude-frames 398
+echo 'pyfn xp 004: step 2/66 lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/lexicon --exclude-frames 398
+echo 'pyfn xp 004: step 3/66 system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/data --lexicon experiments/xp_004/work/lexicon --target experiments/xp_004/work/systems/mff --splits dev test
+echo 'pyfn xp 004: step 4/66 system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/data --lexicon experiments/xp_004/work/lexicon --target experiments/xp_004/work/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 5/66 score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/data/test.gold.xml --pred experiments/xp_004/work/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/scores/mff.test.frameid.json
-# step score:logreg:test:frameid
+echo 'pyfn xp 004: step 6/66 score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/data/test.gold.xml --pred experiments/xp_004/work/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/scores/logreg.test.frameid.json
-# step random-seed1/data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed1/data --to jsonl semeval --exclude-frames 398 --split random --seed 1 --quiet
-# step random-seed1/lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed1/lexicon --exclude-frames 398 --split random --seed 1 --quiet
-# step random-seed1/system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed1/data --lexicon experiments/xp_004/work/splits/random-seed1/lexicon --target experiments/xp_004/work/splits/random-seed1/systems/mff --splits dev test --quiet
-# step random-seed1/system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed1/data --lexicon experiments/xp_004/work/splits/random-seed1/lexicon --target experiments/xp_004/work/splits/random-seed1/systems/logreg --splits dev test --quiet
-# step random-seed1/score:mff:test:frameid
+echo 'pyfn xp 004: step 7/66 random-seed1/data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed1/data --to jsonl semeval --exclude-frames 398 --split random --seed 1
+echo 'pyfn xp 004: step 8/66 random-seed1/lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed1/lexicon --exclude-frames 398 --split random --seed 1
+echo 'pyfn xp 004: step 9/66 random-seed1/system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed1/data --lexicon experiments/xp_004/work/splits/random-seed1/lexicon --target experiments/xp_004/work/splits/random-seed1/systems/mff --splits dev test
+echo 'pyfn xp 004: step 10/66 random-seed1/system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed1/data --lexicon experiments/xp_004/work/splits/random-seed1/lexicon --target experiments/xp_004/work/splits/random-seed1/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 11/66 random-seed1/score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed1/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed1/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed1/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed1/scores/mff.test.frameid.json
-# step random-seed1/score:logreg:test:frameid
+echo 'pyfn xp 004: step 12/66 random-seed1/score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed1/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed1/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed1/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed1/scores/logreg.test.frameid.json
-# step random-seed2/data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed2/data --to jsonl semeval --exclude-frames 398 --split random --seed 2 --quiet
-# step random-seed2/lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed2/lexicon --exclude-frames 398 --split random --seed 2 --quiet
-# step random-seed2/system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed2/data --lexicon experiments/xp_004/work/splits/random-seed2/lexicon --target experiments/xp_004/work/splits/random-seed2/systems/mff --splits dev test --quiet
-# step random-seed2/system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed2/data --lexicon experiments/xp_004/work/splits/random-seed2/lexicon --target experiments/xp_004/work/splits/random-seed2/systems/logreg --splits dev test --quiet
-# step random-seed2/score:mff:test:frameid
+echo 'pyfn xp 004: step 13/66 random-seed2/data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed2/data --to jsonl semeval --exclude-frames 398 --split random --seed 2
+echo 'pyfn xp 004: step 14/66 random-seed2/lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed2/lexicon --exclude-frames 398 --split random --seed 2
+echo 'pyfn xp 004: step 15/66 random-seed2/system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed2/data --lexicon experiments/xp_004/work/splits/random-seed2/lexicon --target experiments/xp_004/work/splits/random-seed2/systems/mff --splits dev test
+echo 'pyfn xp 004: step 16/66 random-seed2/system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed2/data --lexicon experiments/xp_004/work/splits/random-seed2/lexicon --target experiments/xp_004/work/splits/random-seed2/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 17/66 random-seed2/score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed2/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed2/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed2/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed2/scores/mff.test.frameid.json
-# step random-seed2/score:logreg:test:frameid
+echo 'pyfn xp 004: step 18/66 random-seed2/score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed2/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed2/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed2/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed2/scores/logreg.test.frameid.json
-# step random-seed3/data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed3/data --to jsonl semeval --exclude-frames 398 --split random --seed 3 --quiet
-# step random-seed3/lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed3/lexicon --exclude-frames 398 --split random --seed 3 --quiet
-# step random-seed3/system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed3/data --lexicon experiments/xp_004/work/splits/random-seed3/lexicon --target experiments/xp_004/work/splits/random-seed3/systems/mff --splits dev test --quiet
-# step random-seed3/system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed3/data --lexicon experiments/xp_004/work/splits/random-seed3/lexicon --target experiments/xp_004/work/splits/random-seed3/systems/logreg --splits dev test --quiet
-# step random-seed3/score:mff:test:frameid
+echo 'pyfn xp 004: step 19/66 random-seed3/data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed3/data --to jsonl semeval --exclude-frames 398 --split random --seed 3
+echo 'pyfn xp 004: step 20/66 random-seed3/lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed3/lexicon --exclude-frames 398 --split random --seed 3
+echo 'pyfn xp 004: step 21/66 random-seed3/system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed3/data --lexicon experiments/xp_004/work/splits/random-seed3/lexicon --target experiments/xp_004/work/splits/random-seed3/systems/mff --splits dev test
+echo 'pyfn xp 004: step 22/66 random-seed3/system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed3/data --lexicon experiments/xp_004/work/splits/random-seed3/lexicon --target experiments/xp_004/work/splits/random-seed3/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 23/66 random-seed3/score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed3/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed3/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed3/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed3/scores/mff.test.frameid.json
-# step random-seed3/score:logreg:test:frameid
+echo 'pyfn xp 004: step 24/66 random-seed3/score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed3/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed3/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed3/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed3/scores/logreg.test.frameid.json
-# step random-seed4/data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed4/data --to jsonl semeval --exclude-frames 398 --split random --seed 4 --quiet
-# step random-seed4/lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed4/lexicon --exclude-frames 398 --split random --seed 4 --quiet
-# step random-seed4/system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed4/data --lexicon experiments/xp_004/work/splits/random-seed4/lexicon --target experiments/xp_004/work/splits/random-seed4/systems/mff --splits dev test --quiet
-# step random-seed4/system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed4/data --lexicon experiments/xp_004/work/splits/random-seed4/lexicon --target experiments/xp_004/work/splits/random-seed4/systems/logreg --splits dev test --quiet
-# step random-seed4/score:mff:test:frameid
+echo 'pyfn xp 004: step 25/66 random-seed4/data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed4/data --to jsonl semeval --exclude-frames 398 --split random --seed 4
+echo 'pyfn xp 004: step 26/66 random-seed4/lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed4/lexicon --exclude-frames 398 --split random --seed 4
+echo 'pyfn xp 004: step 27/66 random-seed4/system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed4/data --lexicon experiments/xp_004/work/splits/random-seed4/lexicon --target experiments/xp_004/work/splits/random-seed4/systems/mff --splits dev test
+echo 'pyfn xp 004: step 28/66 random-seed4/system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed4/data --lexicon experiments/xp_004/work/splits/random-seed4/lexicon --target experiments/xp_004/work/splits/random-seed4/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 29/66 random-seed4/score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed4/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed4/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed4/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed4/scores/mff.test.frameid.json
-# step random-seed4/score:logreg:test:frameid
+echo 'pyfn xp 004: step 30/66 random-seed4/score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed4/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed4/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed4/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed4/scores/logreg.test.frameid.json
-# step random-seed5/data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed5/data --to jsonl semeval --exclude-frames 398 --split random --seed 5 --quiet
-# step random-seed5/lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed5/lexicon --exclude-frames 398 --split random --seed 5 --quiet
-# step random-seed5/system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed5/data --lexicon experiments/xp_004/work/splits/random-seed5/lexicon --target experiments/xp_004/work/splits/random-seed5/systems/mff --splits dev test --quiet
-# step random-seed5/system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed5/data --lexicon experiments/xp_004/work/splits/random-seed5/lexicon --target experiments/xp_004/work/splits/random-seed5/systems/logreg --splits dev test --quiet
-# step random-seed5/score:mff:test:frameid
+echo 'pyfn xp 004: step 31/66 random-seed5/data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed5/data --to jsonl semeval --exclude-frames 398 --split random --seed 5
+echo 'pyfn xp 004: step 32/66 random-seed5/lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed5/lexicon --exclude-frames 398 --split random --seed 5
+echo 'pyfn xp 004: step 33/66 random-seed5/system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed5/data --lexicon experiments/xp_004/work/splits/random-seed5/lexicon --target experiments/xp_004/work/splits/random-seed5/systems/mff --splits dev test
+echo 'pyfn xp 004: step 34/66 random-seed5/system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed5/data --lexicon experiments/xp_004/work/splits/random-seed5/lexicon --target experiments/xp_004/work/splits/random-seed5/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 35/66 random-seed5/score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed5/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed5/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed5/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed5/scores/mff.test.frameid.json
-# step random-seed5/score:logreg:test:frameid
+echo 'pyfn xp 004: step 36/66 random-seed5/score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed5/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed5/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed5/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed5/scores/logreg.test.frameid.json
-# step random-seed6/data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed6/data --to jsonl semeval --exclude-frames 398 --split random --seed 6 --quiet
-# step random-seed6/lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed6/lexicon --exclude-frames 398 --split random --seed 6 --quiet
-# step random-seed6/system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed6/data --lexicon experiments/xp_004/work/splits/random-seed6/lexicon --target experiments/xp_004/work/splits/random-seed6/systems/mff --splits dev test --quiet
-# step random-seed6/system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed6/data --lexicon experiments/xp_004/work/splits/random-seed6/lexicon --target experiments/xp_004/work/splits/random-seed6/systems/logreg --splits dev test --quiet
-# step random-seed6/score:mff:test:frameid
+echo 'pyfn xp 004: step 37/66 random-seed6/data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed6/data --to jsonl semeval --exclude-frames 398 --split random --seed 6
+echo 'pyfn xp 004: step 38/66 random-seed6/lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed6/lexicon --exclude-frames 398 --split random --seed 6
+echo 'pyfn xp 004: step 39/66 random-seed6/system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed6/data --lexicon experiments/xp_004/work/splits/random-seed6/lexicon --target experiments/xp_004/work/splits/random-seed6/systems/mff --splits dev test
+echo 'pyfn xp 004: step 40/66 random-seed6/system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed6/data --lexicon experiments/xp_004/work/splits/random-seed6/lexicon --target experiments/xp_004/work/splits/random-seed6/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 41/66 random-seed6/score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed6/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed6/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed6/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed6/scores/mff.test.frameid.json
-# step random-seed6/score:logreg:test:frameid
+echo 'pyfn xp 004: step 42/66 random-seed6/score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed6/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed6/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed6/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed6/scores/logreg.test.frameid.json
-# step random-seed7/data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed7/data --to jsonl semeval --exclude-frames 398 --split random --seed 7 --quiet
-# step random-seed7/lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed7/lexicon --exclude-frames 398 --split random --seed 7 --quiet
-# step random-seed7/system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed7/data --lexicon experiments/xp_004/work/splits/random-seed7/lexicon --target experiments/xp_004/work/splits/random-seed7/systems/mff --splits dev test --quiet
-# step random-seed7/system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed7/data --lexicon experiments/xp_004/work/splits/random-seed7/lexicon --target experiments/xp_004/work/splits/random-seed7/systems/logreg --splits dev test --quiet
-# step random-seed7/score:mff:test:frameid
+echo 'pyfn xp 004: step 43/66 random-seed7/data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed7/data --to jsonl semeval --exclude-frames 398 --split random --seed 7
+echo 'pyfn xp 004: step 44/66 random-seed7/lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed7/lexicon --exclude-frames 398 --split random --seed 7
+echo 'pyfn xp 004: step 45/66 random-seed7/system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed7/data --lexicon experiments/xp_004/work/splits/random-seed7/lexicon --target experiments/xp_004/work/splits/random-seed7/systems/mff --splits dev test
+echo 'pyfn xp 004: step 46/66 random-seed7/system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed7/data --lexicon experiments/xp_004/work/splits/random-seed7/lexicon --target experiments/xp_004/work/splits/random-seed7/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 47/66 random-seed7/score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed7/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed7/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed7/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed7/scores/mff.test.frameid.json
-# step random-seed7/score:logreg:test:frameid
+echo 'pyfn xp 004: step 48/66 random-seed7/score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed7/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed7/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed7/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed7/scores/logreg.test.frameid.json
-# step random-seed8/data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed8/data --to jsonl semeval --exclude-frames 398 --split random --seed 8 --quiet
-# step random-seed8/lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed8/lexicon --exclude-frames 398 --split random --seed 8 --quiet
-# step random-seed8/system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed8/data --lexicon experiments/xp_004/work/splits/random-seed8/lexicon --target experiments/xp_004/work/splits/random-seed8/systems/mff --splits dev test --quiet
-# step random-seed8/system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed8/data --lexicon experiments/xp_004/work/splits/random-seed8/lexicon --target experiments/xp_004/work/splits/random-seed8/systems/logreg --splits dev test --quiet
-# step random-seed8/score:mff:test:frameid
+echo 'pyfn xp 004: step 49/66 random-seed8/data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed8/data --to jsonl semeval --exclude-frames 398 --split random --seed 8
+echo 'pyfn xp 004: step 50/66 random-seed8/lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed8/lexicon --exclude-frames 398 --split random --seed 8
+echo 'pyfn xp 004: step 51/66 random-seed8/system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed8/data --lexicon experiments/xp_004/work/splits/random-seed8/lexicon --target experiments/xp_004/work/splits/random-seed8/systems/mff --splits dev test
+echo 'pyfn xp 004: step 52/66 random-seed8/system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed8/data --lexicon experiments/xp_004/work/splits/random-seed8/lexicon --target experiments/xp_004/work/splits/random-seed8/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 53/66 random-seed8/score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed8/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed8/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed8/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed8/scores/mff.test.frameid.json
-# step random-seed8/score:logreg:test:frameid
+echo 'pyfn xp 004: step 54/66 random-seed8/score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed8/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed8/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed8/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed8/scores/logreg.test.frameid.json
-# step random-seed9/data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed9/data --to jsonl semeval --exclude-frames 398 --split random --seed 9 --quiet
-# step random-seed9/lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed9/lexicon --exclude-frames 398 --split random --seed 9 --quiet
-# step random-seed9/system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed9/data --lexicon experiments/xp_004/work/splits/random-seed9/lexicon --target experiments/xp_004/work/splits/random-seed9/systems/mff --splits dev test --quiet
-# step random-seed9/system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed9/data --lexicon experiments/xp_004/work/splits/random-seed9/lexicon --target experiments/xp_004/work/splits/random-seed9/systems/logreg --splits dev test --quiet
-# step random-seed9/score:mff:test:frameid
+echo 'pyfn xp 004: step 55/66 random-seed9/data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed9/data --to jsonl semeval --exclude-frames 398 --split random --seed 9
+echo 'pyfn xp 004: step 56/66 random-seed9/lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed9/lexicon --exclude-frames 398 --split random --seed 9
+echo 'pyfn xp 004: step 57/66 random-seed9/system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed9/data --lexicon experiments/xp_004/work/splits/random-seed9/lexicon --target experiments/xp_004/work/splits/random-seed9/systems/mff --splits dev test
+echo 'pyfn xp 004: step 58/66 random-seed9/system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed9/data --lexicon experiments/xp_004/work/splits/random-seed9/lexicon --target experiments/xp_004/work/splits/random-seed9/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 59/66 random-seed9/score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed9/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed9/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed9/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed9/scores/mff.test.frameid.json
-# step random-seed9/score:logreg:test:frameid
+echo 'pyfn xp 004: step 60/66 random-seed9/score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed9/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed9/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed9/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed9/scores/logreg.test.frameid.json
-# step random-seed10/data
-pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed10/data --to jsonl semeval --exclude-frames 398 --split random --seed 10 --quiet
-# step random-seed10/lexicon
-pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed10/lexicon --exclude-frames 398 --split random --seed 10 --quiet
-# step random-seed10/system:mff
-pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed10/data --lexicon experiments/xp_004/work/splits/random-seed10/lexicon --target experiments/xp_004/work/splits/random-seed10/systems/mff --splits dev test --quiet
-# step random-seed10/system:logreg
-pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed10/data --lexicon experiments/xp_004/work/splits/random-seed10/lexicon --target experiments/xp_004/work/splits/random-seed10/systems/logreg --splits dev test --quiet
-# step random-seed10/score:mff:test:frameid
+echo 'pyfn xp 004: step 61/66 random-seed10/data' >&2
+pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed10/data --to jsonl semeval --exclude-frames 398 --split random --seed 10
+echo 'pyfn xp 004: step 62/66 random-seed10/lexicon' >&2
+pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_004/work/splits/random-seed10/lexicon --exclude-frames 398 --split random --seed 10
+echo 'pyfn xp 004: step 63/66 random-seed10/system:mff' >&2
+pyfn baseline frameid-mff --data experiments/xp_004/work/splits/random-seed10/data --lexicon experiments/xp_004/work/splits/random-seed10/lexicon --target experiments/xp_004/work/splits/random-seed10/systems/mff --splits dev test
+echo 'pyfn xp 004: step 64/66 random-seed10/system:logreg' >&2
+pyfn baseline frameid-logreg --data experiments/xp_004/work/splits/random-seed10/data --lexicon experiments/xp_004/work/splits/random-seed10/lexicon --target experiments/xp_004/work/splits/random-seed10/systems/logreg --splits dev test
+echo 'pyfn xp 004: step 65/66 random-seed10/score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed10/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed10/systems/mff/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed10/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed10/scores/mff.test.frameid.json
-# step random-seed10/score:logreg:test:frameid
+echo 'pyfn xp 004: step 66/66 random-seed10/score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_004/work/splits/random-seed10/data/test.gold.xml --pred experiments/xp_004/work/splits/random-seed10/systems/logreg/test.predicted.xml --lu-frames experiments/xp_004/work/splits/random-seed10/lexicon/lu_frames.tsv --json --output experiments/xp_004/work/splits/random-seed10/scores/logreg.test.frameid.json
 
 # compare this run with the recorded one (or, on a first run, record it)

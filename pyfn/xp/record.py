@@ -72,6 +72,17 @@ def source_record(recipe: Recipe) -> dict[str, Any]:
     return record
 
 
+def recipe_sha256(folder: Path) -> str:
+    """sha256 of the experiment's recipe file, as the manifest records it."""
+    return hashlib.sha256((folder / RECIPE).read_bytes()).hexdigest()
+
+
+def ran_here(folder: Path) -> bool:
+    """Whether the experiment's data step has finished in this clone (``work/`` is not committed: a
+    fresh clone has a recorded ``manifest.json`` and nothing it describes)."""
+    return (Layout(folder).data / MANIFEST).is_file()
+
+
 def read_scores(layout: Layout, recipe: Recipe) -> dict[str, Any]:
     """Every score file written, as ``{system: {split: {mode: result}}}``."""
     out: dict[str, Any] = {}
@@ -87,11 +98,10 @@ def read_scores(layout: Layout, recipe: Recipe) -> dict[str, Any]:
 def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
     """The manifest of the experiment as it stands in ``layout``."""
     data = read_manifest(layout.data) or {}
-    recipe_text = (layout.folder / RECIPE).read_bytes()
     return {
         "experiment": {"number": recipe.number, "title": recipe.title},
         "recipe": recipe.raw,
-        "recipe_sha256": hashlib.sha256(recipe_text).hexdigest(),
+        "recipe_sha256": recipe_sha256(layout.folder),
         "versions": versions(),
         "inputs": {"framenet": source_record(recipe) | {"fingerprint": data.get("release", {}).get("fingerprint")}},
         "data": {

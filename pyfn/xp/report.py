@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from typing import Any
 
+from pyfn.xp.charts import Mark, bar_chart
 from pyfn.xp.recipe import Recipe
 from pyfn.xp.steps import Layout, steps
 from pyfn.xp.study import figure, study_steps, summary_lines
 
 MODE_NAMES = {
-    "frameid": "frame identification accuracy (gold targets)",
     "argsonly": "arguments given gold frames (SemEval-2007, argsonly)",
     "semeval": "frames + arguments (SemEval-2007)",
 }
+
+
+def _split(recipe: Recipe) -> str:
+    return recipe.split if recipe.split == "standard" else f"{recipe.split} (seed {recipe.seed})"
 
 
 def settings(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, str]]:
@@ -24,7 +29,6 @@ def settings(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, str]]:
     tasks = sorted({s.task for s in recipe.systems})
     frames = {"frameid": "predicted frames, gold targets", "args": "gold frames and targets",
               "full": "predicted targets and frames"}
-    split = recipe.split if recipe.split == "standard" else f"{recipe.split} (seed {recipe.seed})"
     preprocessing = "none"
     if recipe.preprocess:
         preprocessing = recipe.preprocess
@@ -32,7 +36,7 @@ def settings(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, str]]:
             preprocessing += f" {pre['model_package']} {pre.get('model_version', '')} (spaCy {pre.get('spacy_version', '?')})"
     return [
         ("FrameNet", f"{recipe.framenet_version} (release fingerprint {fingerprint[:16]}...)"),
-        ("split", split),
+        ("split", _split(recipe)),
         ("training data", "fulltext + exemplars" if recipe.exemplars else "fulltext only"),
         ("frames", "; ".join(frames[t] for t in tasks) or "-"),
         ("train filters", ", ".join(recipe.filters) or "none"),
@@ -42,26 +46,64 @@ def settings(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+FRAMEID_COLUMNS = (("total", "accuracy (total)"), ("ambiguous", "ambiguous"), ("no_lex", "no-lex"))
+"""The three frame-identification accuracies: key in the score file, column title."""
+COLOURS = {"accuracy (total)": "#4a7ab5", "ambiguous": "#e08a2c", "no-lex": "#6a9f58"}
+DATA_MEASURES = [
+    ("removed", "annotation sets removed while building the split (invalid, overlapping dev/test, duplicates), "
+     "totalled from the removal ledger; manifest.json counts them by reason"),
+    ("signature", "names the data or the scorer, the lexicon and the pyfn version: two numbers are comparable only "
+     "when their signatures agree"),
+]
+FRAMEID_MEASURES = [
+    ("accuracy (total)", "frame identification with gold targets: the share of gold targets given their gold frame"),
+    ("ambiguous", "the same accuracy on targets whose lexical unit has several frames in the train-only lexicon"),
+    ("no-lex", "the same accuracy on targets whose lexical unit is absent from the train-only lexicon"),
+    ("[low, high] (correct/n)", "the 95% Wilson score interval of an accuracy (drawn as a whisker) and its counts"),
+    ("n/a", "no target of that kind in the split (0 of 0): the accuracy is undefined"),
+]
+F1_MEASURES = [
+    ("P, R, F1", "precision, recall and their harmonic mean, counted by the SemEval-2007 scorer (partial credit "
+     "through frame relations unless --exact); the mode says what is scored. No interval is recorded "
+     "(pyfn compare bootstraps one)"),
+]
+"""What each term of the report means (data, frame identification, SemEval-scorer scores)."""
+
+
 def _accuracy(acc: dict[str, Any]) -> str:
-    """``0.7809 [0.7680, 0.7933] (3239/4148)``: accuracy, 95% Wilson interval, counts."""
+    """``0.7809 [0.7680, 0.7933] (3239/4148)``: accuracy, 95% Wilson interval, counts; ``n/a`` without a target."""
+    if not acc["n"]:
+        return "n/a"
     return f"{acc['accuracy']:.4f} [{acc['wilson_low']:.4f}, {acc['wilson_high']:.4f}] ({acc['correct']}/{acc['n']})"
 
 
-def score_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str, str, str, str, str]]:
-    """``(system, split, mode, P, R, F1 or accuracy, signature)`` for every score."""
-    rows = []
-    for system, by_split in manifest.get("scores", {}).items():
-        for split, by_mode in by_split.items():
-            for mode, result in by_mode.items():
-                if mode == "frameid":
-                    total, amb, nolex = result["total"], result["ambiguous"], result["no_lex"]
-                    rows.append((system, split, mode, "", "",
-                                 f"{_accuracy(total)}; ambiguous {_accuracy(amb)}; no-lex {_accuracy(nolex)}",
-                                 result["signature"]))
-                else:
-                    rows.append((system, split, mode, f"{result['precision']:.4f}", f"{result['recall']:.4f}",
-                                 f"{result['f1']:.4f}", result["signature"]))
-    return rows
+def _scores(manifest: dict[str, Any], frameid: bool) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """``(system, split, mode, result)`` of every frame-identification score, or of every other score."""
+    return [(system, split, mode, result)
+            for system, by_split in manifest.get("scores", {}).items()
+            for split, by_mode in by_split.items()
+            for mode, result in by_mode.items() if (mode == "frameid") == frameid]
+
+
+def frameid_rows(manifest: dict[str, Any]) -> list[tuple[str, ...]]:
+    """``(system, split, total, ambiguous, no-lex, signature)`` for every frame-identification score."""
+    return [(system, split, *(_accuracy(result[key]) for key, _ in FRAMEID_COLUMNS), result["signature"])
+            for system, split, _, result in _scores(manifest, frameid=True)]
+
+
+def f1_rows(manifest: dict[str, Any]) -> list[tuple[str, ...]]:
+    """``(system, split, mode, P, R, F1, signature)`` for every SemEval-scorer score."""
+    return [(system, split, mode, f"{result['precision']:.4f}", f"{result['recall']:.4f}", f"{result['f1']:.4f}",
+             result["signature"]) for system, split, mode, result in _scores(manifest, frameid=False)]
+
+
+def data_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """``(split, sentences, annotation sets, removed)`` of every split built (n/a before a run)."""
+    data = manifest.get("data", {})
+    ledger = data.get("ledger") or {}
+    rows = [(name, f"{c['sentences']:,}", f"{c['annotation_sets']:,}", f"{sum(ledger.get(name, {}).values()):,}")
+            for name, c in (data.get("splits") or {}).items()]
+    return rows or [("n/a", "n/a", "n/a", "n/a")]
 
 
 def _cell(text: str) -> str:
@@ -76,14 +118,10 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
            "Generated by `pyfn xp report` from `experiment.toml` and `manifest.json`; do not edit.", "",
            "## Settings", "", "| setting | value |", "|---|---|"]
     out += [f"| {k} | {_cell(v)} |" for k, v in settings(recipe, manifest)]
-    splits = manifest.get("data", {}).get("splits") or {}
-    if splits:
+    if manifest.get("data", {}).get("splits"):
         out += ["", "## Data", "", "| split | sentences | annotation sets | removed (by reason in manifest.json) |",
                 "|---|---|---|---|"]
-        ledger = manifest["data"].get("ledger") or {}
-        for name, counts in splits.items():
-            out.append(f"| {name} | {counts['sentences']:,} | {counts['annotation_sets']:,} | "
-                       f"{sum(ledger.get(name, {}).values()):,} |")
+        out += [f"| {' | '.join(row)} |" for row in data_rows(manifest)]
     if not manifest["outputs"]:
         out += ["", "## Status", "", "Not run: no step has produced data on the machine that wrote this README, so "
                 "nothing is recorded (no manifest.json) and `pyfn verify` reports it as not run."]
@@ -99,17 +137,22 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                 f"({system.install or 'see its README'}). Without it the script stops at `train:{system.name}`; "
                 f"given its predictions, `pyfn xp run {recipe.number} --step score --system {system.name} "
                 f"--predictions DIR` imports and scores them."]
-    rows = score_rows(manifest)
-    out += ["", "## Scores", "", "Frame identification: accuracy [95% Wilson interval] (correct/targets), in total, on "
-            "ambiguous targets (LUs with several frames in the train lexicon) and on no-lex targets (LUs absent "
-            "from it).", ""]
+    fid, f1 = frameid_rows(manifest), f1_rows(manifest)
+    out += ["", "## Scores", ""]
     if manifest.get("study"):
         out += ["Standard split:", ""]
-    if rows:
-        out += ["| system | split | mode | P | R | F1 / accuracy | signature |", "|---|---|---|---|---|---|---|"]
-        out += [f"| {' | '.join(r[:6])} | `{_cell(r[6])}` |" for r in rows]
-        out += ["", "Modes: " + "; ".join(f"`{m}`: {MODE_NAMES[m]}" for m in sorted({r[2] for r in rows})) + "."]
-    else:
+    if fid:
+        out += ["Frame identification (gold targets): accuracy [95% Wilson interval] (correct/targets), in total, on "
+                "ambiguous targets (LUs with several frames in the train lexicon) and on no-lex targets (LUs absent "
+                "from it); n/a: no such target.", "",
+                "| system | split | accuracy (total) | ambiguous | no-lex | signature |", "|---|---|---|---|---|---|"]
+        out += [f"| {' | '.join(r[:5])} | `{_cell(r[5])}` |" for r in fid]
+    if f1:
+        out += [*([""] if fid else []), "| system | split | mode | P | R | F1 | signature |",
+                "|---|---|---|---|---|---|---|"]
+        out += [f"| {' | '.join(r[:6])} | `{_cell(r[6])}` |" for r in f1]
+        out += ["", "Modes: " + "; ".join(f"`{m}`: {MODE_NAMES[m]}" for m in sorted({r[2] for r in f1})) + "."]
+    if not fid and not f1:
         out.append("No scores yet: run the experiment.")
     if manifest.get("study"):
         out += ["", "## Ranking stability over drawn splits", "", *summary_lines(manifest["study"]), "",
@@ -126,54 +169,98 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _bar_chart(rows: list[tuple[str, ...]]) -> str:
-    """An inline SVG bar chart of the scores (F1 or accuracy), one bar per system, split and mode."""
-    values = []
-    for row in rows:
-        value = float(row[5].split()[0].rstrip(";"))
-        values.append((f"{row[0]} {row[1]} {row[2]}", value))
-    if not values:
-        return ""
-    height = 22 * len(values) + 10
-    bars = []
-    for i, (label, value) in enumerate(values):
-        y = 5 + 22 * i
-        bars.append(
-            f'<text x="0" y="{y + 14}" font-size="12">{html.escape(label)}</text>'
-            f'<rect x="260" y="{y}" width="{400 * value:.1f}" height="16" fill="#4a7ab5"/>'
-            f'<text x="{266 + 400 * value:.1f}" y="{y + 13}" font-size="12">{value:.4f}</text>'
-        )
-    return f'<svg width="720" height="{height}" role="img" aria-label="scores">{"".join(bars)}</svg>'
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], ident: str) -> str:
+    """An HTML table whose last column, a signature, is code."""
+    esc = html.escape
+    body = ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row[:-1]) + f"<td><code>{esc(row[-1])}</code></td></tr>"
+            for row in rows]
+    return (f'<table id="{ident}"><thead><tr>' + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead><tbody>"
+            + "".join(body) + "</tbody></table>")
+
+
+def _data_table(recipe: Recipe, manifest: dict[str, Any]) -> str:
+    """Release, split definition, per-split counts and removals, data signature: one table."""
+    esc = html.escape
+    data = manifest.get("data", {})
+    rows = data_rows(manifest)
+    fingerprint = manifest["inputs"]["framenet"].get("fingerprint")
+    release = f"FrameNet {recipe.framenet_version}"
+    span = f' rowspan="{len(rows)}"'
+    out = ['<table id="data"><thead><tr><th>release</th><th>split definition</th><th>split</th><th>sentences</th>'
+           "<th>annotation sets</th><th>removed (ledger total)</th><th>signature</th></tr></thead><tbody>"]
+    for i, row in enumerate(rows):
+        cells = "".join(f"<td>{esc(c)}</td>" for c in row)
+        if i == 0:
+            title = f' title="release fingerprint {esc(fingerprint)}"' if fingerprint else ""
+            cells = (f"<td{span}{title}>{esc(release)}</td><td{span}>{esc(_split(recipe))}</td>{cells}"
+                     f"<td{span}><code>{esc(data.get('signature') or 'n/a (not run)')}</code></td>")
+        out.append(f"<tr>{cells}</tr>")
+    return "".join(out) + "</tbody></table>"
+
+
+def _frameid_chart(manifest: dict[str, Any]) -> str:
+    """Per system and split, the three frame-identification accuracies as bars with Wilson whiskers."""
+    groups = []
+    for system, split, _, result in _scores(manifest, frameid=True):
+        marks = []
+        for key, name in FRAMEID_COLUMNS:
+            acc = result[key]
+            known = acc["n"] > 0
+            marks.append(Mark(name, acc["accuracy"] if known else None, acc["wilson_low"] if known else None,
+                              acc["wilson_high"] if known else None, f"{system} {split}, {name}: {_accuracy(acc)}"))
+        groups.append((f"{system} {split}", marks))
+    return bar_chart("Frame-identification accuracy with 95% Wilson intervals",
+                     "accuracy (share of gold targets given the gold frame)", "system, split", groups, COLOURS)
+
+
+def _f1_chart(manifest: dict[str, Any]) -> str:
+    """Per system, split and mode, the SemEval scorer's F1 as a bar."""
+    groups = [(f"{system} {split} {mode}",
+               [Mark("F1", result["f1"], tooltip=f"{system} {split} {mode}: P {result['precision']:.4f}, "
+                     f"R {result['recall']:.4f}, F1 {result['f1']:.4f}")])
+              for system, split, mode, result in _scores(manifest, frameid=False)]
+    return bar_chart("F1 of the SemEval-2007 scorer (no interval recorded)", "F1",
+                     "system, split, mode", groups, {"F1": "#4a7ab5"})
 
 
 def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
-    """``report.html``: settings, scores with a chart, commands and versions, self-contained."""
+    """``report.html``: data table, settings, score tables and charts, what the measures mean, commands and
+    versions; self-contained."""
     esc = html.escape
-    rows = score_rows(manifest)
+    fid, f1 = frameid_rows(manifest), f1_rows(manifest)
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>Experiment {esc(recipe.number)}: {esc(recipe.title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}code,pre{background:#f4f4f4}"
-        "pre{white-space:pre-wrap;overflow-wrap:anywhere}</style>",
+        "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse;"
+        "margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}"
+        "code,pre{background:#f4f4f4}pre,td code{white-space:pre-wrap;overflow-wrap:anywhere}svg.chart{display:block;"
+        "margin:1em 0}dt{font-weight:bold}</style>",
         "</head><body>", f"<h1>Experiment {esc(recipe.number)}: {esc(recipe.title)}</h1>", f"<p>{esc(recipe.purpose)}</p>",
-        "<h2>Settings</h2><table>",
+        "<h2>Data</h2>", _data_table(recipe, manifest), "<h2>Settings</h2><table>",
     ]
     parts += [f"<tr><th>{esc(k)}</th><td>{esc(v.strip('`'))}</td></tr>" for k, v in settings(recipe, manifest)]
     parts += ["</table>", "<h2>Scores</h2>"]
-    if rows:
-        parts.append("<table><tr><th>system</th><th>split</th><th>mode</th><th>P</th><th>R</th>"
-                     "<th>F1 / accuracy</th><th>signature</th></tr>")
-        parts += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r[:6]) + f"<td><code>{esc(r[6])}</code></td></tr>"
-                  for r in rows]
-        parts += ["</table>", _bar_chart(rows)]
-    else:
+    if manifest.get("study"):
+        parts.append("<p>Standard split:</p>")
+    if fid:
+        parts += ["<h3>Frame identification</h3>",
+                  _table(["system", "split", *(name for _, name in FRAMEID_COLUMNS), "signature"], fid, "frameid"),
+                  _frameid_chart(manifest)]
+    if f1:
+        parts += ["<h3>Frames and arguments</h3>",
+                  _table(["system", "split", "mode", "P", "R", "F1", "signature"], f1, "f1"),
+                  "<p>Modes: " + "; ".join(f"<code>{m}</code>: {esc(MODE_NAMES[m])}" for m in sorted({r[2] for r in f1}))
+                  + ".</p>", _f1_chart(manifest)]
+    if not fid and not f1:
         parts.append("<p>No scores yet.</p>")
     if manifest.get("study"):
         lines = "\n".join(summary_lines(manifest["study"]))
         parts += ["<h2>Ranking stability over drawn splits</h2>", figure(manifest["study"]),
                   f"<pre>{esc(lines)}</pre>"]
-    parts += ["<h2>Commands</h2><pre>"]
+    parts += ['<h2>What the measures mean</h2><dl id="measures">']
+    measures = DATA_MEASURES + (FRAMEID_MEASURES if fid else []) + (F1_MEASURES if f1 else [])
+    parts += [f"<dt>{esc(term)}</dt><dd>{esc(meaning)}</dd>" for term, meaning in measures]
+    parts += ["</dl>", "<h2>Commands</h2><pre>"]
     for step in [*steps(recipe, layout), *study_steps(recipe, layout.folder)]:
         parts.append(esc(f"# {step.name}"))
         parts += [esc(line) for line in step.lines()]

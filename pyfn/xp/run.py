@@ -75,10 +75,20 @@ def list_experiments(root: Path = DEFAULT_ROOT) -> list[tuple[str, str, str]]:
         except PyfnError as exc:
             out.append((folder.name[3:], "?", f"bad recipe: {exc}"))
             continue
-        manifest = read_manifest(folder)
-        status = "not run" if manifest is None else f"run, {len(manifest.get('scores', {}))} systems scored"
-        out.append((recipe.number, recipe.title, status))
+        out.append((recipe.number, recipe.title, status(recipe, folder)))
     return out
+
+
+def status(recipe: Recipe, folder: Path) -> str:
+    """Whether the experiment has been run in this clone and whether a result is recorded, with what to do next."""
+    manifest = read_manifest(folder)
+    here = record.ran_here(folder)
+    if manifest is None:
+        return f"run here; not recorded (pyfn xp report {recipe.number})" if here else "not run"
+    scored = f"recorded: {len(manifest.get('scores', {}))} systems scored"
+    if here:
+        return f"run here; {scored} (pyfn verify {folder})"
+    return f"not run here; {scored} (bash {script_path(folder)} runs and verifies it)"
 
 
 def _expand(argv: Sequence[str]) -> list[str]:
@@ -160,8 +170,8 @@ def run(
             names = sorted({s.name.split(":")[0].split("/")[0] for s in [*steps(recipe, layout), *study_steps(recipe, folder)]})
             raise UsageError(f"no step {step!r} in experiment {recipe.number} (steps: {', '.join(names)})")
     done = []
-    for current in selected:
-        log(f"pyfn xp: step {current.name}")
+    for i, current in enumerate(selected, 1):
+        log(f"pyfn xp {recipe.number}: step {i}/{len(selected)} {current.name}")
         execute(current, recipe.number, main)
         if current.name == "data":
             _check_release(recipe, layout)
@@ -171,13 +181,19 @@ def run(
 
 def report(folder: Path) -> dict:
     """Write the experiment's ``README.md``, ``report.html``, script and, once its data step has run,
-    ``manifest.json`` (last)."""
+    ``manifest.json`` (last). Not run here, a recorded result is shown again from its manifest, not replaced."""
     recipe = load_recipe(folder)
     layout = Layout(folder)
-    manifest = record.build(recipe, layout)
+    here = record.ran_here(folder)
+    manifest = None if here else read_manifest(folder)
+    if manifest is None:
+        manifest = record.build(recipe, layout)
+    elif manifest["recipe_sha256"] != record.recipe_sha256(folder):
+        raise PyfnError(f"{folder / RECIPE} changed since {folder}/manifest.json was recorded and the experiment has "
+                        f"not been run here: run it (`pyfn xp run {recipe.number}`) to record the new result")
     write_script(recipe, folder)
     write_text(folder / "README.md", readme(recipe, layout, manifest))
     write_text(folder / "report.html", page(recipe, layout, manifest))
-    if read_manifest(layout.data) is not None:  # a run to record: the data step finished
+    if here:  # a run to record: the data step finished
         write_manifest(folder, manifest)
     return manifest

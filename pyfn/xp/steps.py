@@ -102,15 +102,14 @@ def steps(recipe: Recipe, layout: Layout) -> list[Step]:
         if recipe.preprocess_jobs > 1:
             convert += ["--preprocess-jobs", str(recipe.preprocess_jobs)]
     out = [
-        Step("data", tuple([*convert, "--quiet"])),
-        Step("lexicon", ("generate", "--source", recipe.source, "--target", str(layout.lexicon), *_build_args(recipe),
-                         "--quiet")),
+        Step("data", tuple(convert)),
+        Step("lexicon", ("generate", "--source", recipe.source, "--target", str(layout.lexicon), *_build_args(recipe))),
     ]
     for system in recipe.systems:
         if not system.external:
             out.append(Step(f"system:{system.name}", (
                 "baseline", system.baseline or "", "--data", str(layout.data), "--lexicon", str(layout.lexicon),
-                "--target", str(layout.system(system)), "--splits", *EVAL_SPLITS, "--quiet"), system=system))
+                "--target", str(layout.system(system)), "--splits", *EVAL_SPLITS), system=system))
             continue
         home = f'"${{{system.home}:?set {system.home} to an installed {system.name} ({system.install or "see its README"})}}"'
         guard = f": {home}"
@@ -121,7 +120,7 @@ def steps(recipe: Recipe, layout: Layout) -> list[Step]:
         if system.predictions != "semeval":
             out.append(Step(f"import:{system.name}", (
                 "convert", "--from", system.predictions, "--to", "semeval", "--source", str(layout.folder / system.output),
-                "--target", str(layout.system(system)), "--gold", str(layout.data), "--splits", *EVAL_SPLITS, "--quiet"),
+                "--target", str(layout.system(system)), "--gold", str(layout.data), "--splits", *EVAL_SPLITS),
                 system=system))
     out += score_steps(recipe, layout)
     return out
@@ -148,7 +147,8 @@ def score_steps(recipe: Recipe, layout: Layout, only: str | None = None) -> list
 
 
 def script(recipe: Recipe, layout: Layout, extra: Sequence[Step] = ()) -> str:
-    """``scripts/xp_NNN.sh``: the whole experiment from a fresh clone, every command visible."""
+    """``scripts/xp_NNN.sh``: the whole experiment from a fresh clone, every command visible, each step
+    announced on stderr (the commands print their own progress and summaries)."""
     lines = [
         "#!/usr/bin/env bash",
         f"# Experiment {recipe.number}: {recipe.title}",
@@ -159,8 +159,9 @@ def script(recipe: Recipe, layout: Layout, extra: Sequence[Step] = ()) -> str:
         'command -v pyfn >/dev/null || python -m pip install -e .',
         "",
     ]
-    for step in [*steps(recipe, layout), *extra]:
-        lines.append(f"# step {step.name}")
+    every = [*steps(recipe, layout), *extra]
+    for i, step in enumerate(every, 1):
+        lines.append(f"echo {shlex.quote(f'pyfn xp {recipe.number}: step {i}/{len(every)} {step.name}')} >&2")
         lines += step.lines()
     lines += ["", "# compare this run with the recorded one (or, on a first run, record it)",
               f"if [ -f {layout.folder}/manifest.json ]; then pyfn verify {layout.folder}; "

@@ -26,6 +26,7 @@ from pyfn.manifest import read_manifest
 from pyfn.scoring.compare import compare_f1, compare_frame_id
 from pyfn.scoring.frameid import read_lu_frames
 from pyfn.scoring.relations import ScorerLexicon
+from pyfn.xp.charts import LEFT, TOP, frame
 from pyfn.xp.recipe import Recipe
 from pyfn.xp.steps import Layout, Step, steps
 
@@ -155,22 +156,23 @@ def analyse(recipe: Recipe, folder: Path) -> dict[str, Any] | None:
 
 def figure(study: dict[str, Any]) -> str:
     """An SVG strip plot: per system, its score on every drawn split (dots) and on the standard split (a bar)."""
-    systems = study["summary"].get("systems", {})
+    summary = study["summary"]
+    systems = summary.get("systems", {})
     if not systems:
         return ""
     values = [v for r in study["splits"].values() if r for v in r["scores"].values()]
     low, high = min(values), max(values)
-    span = max(high - low, 1e-9)
-    width, left, row = 720, 160, 34
-
-    def x(value: float) -> float:
-        return left + 20 + (width - left - 60) * (value - low) / span
-
-    parts = [f'<svg width="{width}" height="{row * len(systems) + 40}" role="img" '
-             'aria-label="score per system over the drawn splits">']
+    pad = max(high - low, 0.01) * 0.1
+    measure = {frozenset({"frameid"}): "frame-identification accuracy", frozenset({"args"}): "argument F1"}.get(
+        frozenset(summary.get("ranking_holds", {})), "score (frame-id accuracy, argument F1)")
+    row = 34
+    parts, x = frame(f"{measure.capitalize()} on {summary['scored_split']} over {summary['drawn_splits']} drawn "
+                     "splits", f"{measure} on {summary['scored_split']}", "system", (low - pad, high + pad),
+                     row * len(systems), [("drawn split", "#4a7ab5"), ("standard split", "#c0392b")])
     for i, (name, stats) in enumerate(sorted(systems.items())):
-        y = 20 + row * i
-        parts.append(f'<text x="0" y="{y + 5}" font-size="12">{html.escape(name)}</text>')
+        y = TOP + row * i + row / 2
+        parts.append(f'<text class="category" x="{LEFT - 8}" y="{y + 4}" text-anchor="end" font-size="12">'
+                     f"{html.escape(name)}</text>")
         for split_name, result in sorted(study["splits"].items()):
             if split_name != "standard" and result and name in result["scores"]:
                 parts.append(f'<circle cx="{x(result["scores"][name]):.1f}" cy="{y}" r="4" fill="#4a7ab5" '
@@ -179,12 +181,7 @@ def figure(study: dict[str, Any]) -> str:
         parts.append(f'<line x1="{x(stats["standard"]):.1f}" x2="{x(stats["standard"]):.1f}" y1="{y - 10}" '
                      f'y2="{y + 10}" stroke="#c0392b" stroke-width="3"><title>standard split: '
                      f'{stats["standard"]:.4f}</title></line>')
-    axis_y = 20 + row * len(systems)
-    parts.append(f'<text x="{left + 20}" y="{axis_y}" font-size="11">{low:.4f}</text>'
-                 f'<text x="{width - 80}" y="{axis_y}" font-size="11">{high:.4f}</text>'
-                 f'<text x="{left + 200}" y="{axis_y}" font-size="11">dots: drawn splits; red bar: standard split'
-                 '</text></svg>')
-    return "".join(parts)
+    return "".join(parts) + "</svg>"
 
 
 def summary_lines(study: dict[str, Any]) -> list[str]:

@@ -11,7 +11,6 @@ list of readable differences; none means the experiment verifies.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import shutil
 import tempfile
@@ -24,7 +23,7 @@ from pyfn.errors import PyfnError
 from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.xp import record
 from pyfn.xp.recipe import RECIPE, expand, load_recipe
-from pyfn.xp.run import execute
+from pyfn.xp.run import execute, script_path
 from pyfn.xp.steps import Layout, steps
 
 
@@ -34,27 +33,51 @@ def _diff(kind: str, name: str, expected: Any, found: Any) -> list[str]:
     return [f"{kind} {name}:", f"  - manifest: {expected}", f"  + now:      {found}"]
 
 
-def check(folder: Path) -> list[str]:
-    """Differences between the experiment as it stands and its manifest (empty: it verifies)."""
+def _recorded(folder: Path) -> dict[str, Any]:
+    """The experiment's manifest; an error (exit 2: nothing to compare) when it has none."""
     manifest = read_manifest(folder)
     if manifest is None:
-        raise PyfnError(f"{folder}: no {MANIFEST}: the experiment has not been run (pyfn xp run, then pyfn xp report)")
+        raise PyfnError(f"{folder}: no {MANIFEST}: the experiment has not been run (pyfn xp run, then pyfn xp report)",
+                        exit_code=2)
+    return manifest
+
+
+def _input_drift(folder: Path, manifest: dict[str, Any]) -> list[str]:
+    """Differences in what the experiment is made from: recipe, library versions, FrameNet source."""
     recipe = load_recipe(folder)
-    drift: list[str] = []
-    recipe_sha = hashlib.sha256((folder / RECIPE).read_bytes()).hexdigest()
-    drift += _diff("recipe", RECIPE, manifest["recipe_sha256"], recipe_sha)
+    drift = _diff("recipe", RECIPE, manifest["recipe_sha256"], record.recipe_sha256(folder))
     for name, version in record.versions().items():
         drift += _diff("version of", name, manifest["versions"].get(name), version)
     source = record.source_record(recipe)
     if "sha256" in manifest["inputs"]["framenet"]:
         drift += _diff("input", f"FrameNet source {recipe.source}", manifest["inputs"]["framenet"]["sha256"],
                        source.get("sha256", "missing"))
+    return drift
+
+
+def _output_drift(folder: Path, manifest: dict[str, Any]) -> list[str]:
+    """Differences between the outputs in ``work/`` and those the manifest records."""
+    drift: list[str] = []
     found = record.output_hashes(Layout(folder))
     for name, digest in manifest["outputs"].items():
         drift += _diff("output", name, digest, found.get(name, "missing (run `pyfn xp run` or verify --rerun)"))
     for name in sorted(set(found) - set(manifest["outputs"])):
         drift += _diff("output", name, "absent", found[name])
     return drift
+
+
+def check(folder: Path) -> list[str]:
+    """Differences between the experiment as it stands and its manifest (empty: it verifies).
+
+    An experiment recorded elsewhere but not run in this clone is an error (exit 2) saying how to run it,
+    not a list of every output missing."""
+    manifest = _recorded(folder)
+    if not record.ran_here(folder):
+        number = manifest["experiment"]["number"]
+        raise PyfnError(f"{folder} has not been run here (work/ is not committed): `bash {script_path(folder)}` "
+                        f"or `pyfn xp run {number}` runs it and then verifies it; `pyfn verify {folder} --rerun` "
+                        "reruns it in a temporary copy", exit_code=2)
+    return _input_drift(folder, manifest) + _output_drift(folder, manifest)
 
 
 @contextmanager
@@ -68,10 +91,12 @@ def _inside(directory: Path) -> Iterator[None]:
 
 
 def rerun(folder: Path, main: Callable[[list[str]], int], log: Callable[[str], None] = lambda line: None) -> list[str]:
-    """Regenerate the experiment in a temporary copy and compare with the original outputs and scores."""
-    drift = check(folder)
-    manifest = read_manifest(folder)
-    assert manifest is not None
+    """Regenerate the experiment in a temporary copy and compare with the original outputs and scores
+    (and, when it has been run here, the outputs in ``work/`` too)."""
+    manifest = _recorded(folder)
+    drift = _input_drift(folder, manifest)
+    if record.ran_here(folder):
+        drift += _output_drift(folder, manifest)
     recipe = load_recipe(folder)
     source = Path(expand(recipe.source))
     if source.exists():  # the rerun runs elsewhere: a relative path must still find the release

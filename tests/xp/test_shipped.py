@@ -54,6 +54,24 @@ def test_every_shipped_experiment_has_a_script_and_a_consistent_manifest():
             assert manifest["recipe_sha256"] == hashlib.sha256((folder / "experiment.toml").read_bytes()).hexdigest()
 
 
+def test_shipped_reports_and_scripts_are_what_the_generator_writes(tmp_path, monkeypatch):
+    """README.md, report.html and scripts/xp_NNN.sh as `pyfn xp report` writes them from the recipe and the
+    recorded manifest (no run needed): regenerate them when the generator changes."""
+    from pyfn.xp.run import report
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "scripts").mkdir()
+    for folder in sorted((REPO / "experiments").glob("xp_*")):
+        copy = Path("experiments") / folder.name
+        copy.mkdir(parents=True)
+        for file in ("experiment.toml", "manifest.json"):
+            if (folder / file).is_file():
+                shutil.copy(folder / file, copy)
+        report(copy)
+        for path in (copy / "README.md", copy / "report.html", Path("scripts") / f"{folder.name}.sh"):
+            assert path.read_text() == (REPO / path).read_text(), f"{path} is stale: run `pyfn xp report {folder.name[3:]}`"
+
+
 def test_xp_000_script_runs_and_verifies(tmp_path):
     _check(_run_script("000", tmp_path))
 

@@ -133,7 +133,8 @@ def test_external_parser_stops_with_instructions_then_predictions_are_scored(roo
     assert scores["frameid"]["total"]["accuracy"] == 1.0
     assert scores["semeval"]["f1"] > 0.99 and scores["argsonly"]["f1"] > 0.99
     readme = (folder / "README.md").read_text()
-    assert "| ext | test | frameid |" in readme and "PYFN_TEST_PARSER_HOME" in readme
+    assert "| ext | test | 1.0000 [" in readme and "| ext | test | argsonly |" in readme
+    assert "PYFN_TEST_PARSER_HOME" in readme
     assert "fn:1.5-sample\\|split:sample" in readme
     assert "<svg" in (folder / "report.html").read_text()
 
@@ -244,7 +245,8 @@ def test_ranking_stability_study(root, split):
     assert "## Ranking stability over drawn splits" in readme and "| mff |" in readme
     assert "random-seed4/data" in readme or "kfold2-seed1-fold0/data" in readme
     html = (folder / "report.html").read_text()
-    assert "red bar: standard split" in html and html.count("<circle") == 4
+    assert "drawn split" in html and "standard split" in html and html.count("<circle") == 4
+    assert "accuracy on test over 2 drawn splits</text>" in html
 
 
 def test_report_page_parses_and_every_image_exists(root):
@@ -257,7 +259,7 @@ def test_report_page_parses_and_every_image_exists(root):
     assert page.findtext(".//title").startswith("Experiment 003")
     for img in page.iter("img"):  # the charts are inline SVG; any <img> must point at a file beside the page
         assert (folder / img.get("src")).is_file(), img.get("src")
-    assert [t.tag for t in page.iter("table")] and page.findtext(".//h2") == "Settings"
+    assert page.findtext(".//h2") == "Data" and page.get_element_by_id("data").findtext(".//td") == "FrameNet 1.5-sample"
 
 
 def test_verify_names_a_changed_input(root, tmp_path):
@@ -295,3 +297,97 @@ def test_study_is_reproducible_by_seed(root):
     assert results["005"] == results["006"]
     drawn = {k: next(v for name, v in r.items() if name != "standard") for k, r in results.items()}
     assert drawn["005"]["documents"] != drawn["007"]["documents"]
+
+
+def test_recorded_but_not_run_here(root, capsys):
+    """A fresh clone has manifest.json but no work/: list and verify say so in one line, report keeps the result."""
+    folder = _make(root, systems=EXTERNAL)
+    assert xp.list_experiments(root)[0][2] == "not run"
+    xp.run(folder, main, step="data")
+    assert xp.list_experiments(root)[0][2] == "run here; not recorded (pyfn xp report 003)"
+    xp.report(folder)
+    assert xp.list_experiments(root)[0][2] == f"run here; recorded: 0 systems scored (pyfn verify {folder})"
+    readme, page = (folder / "README.md").read_text(), (folder / "report.html").read_text()
+    shutil.rmtree(folder / "work")
+    assert xp.list_experiments(root)[0][2] == ("not run here; recorded: 0 systems scored "
+                                                "(bash scripts/xp_003.sh runs and verifies it)")
+    capsys.readouterr()
+    assert main(["verify", str(folder)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.splitlines() == [
+        f"pyfn: error: {folder} has not been run here (work/ is not committed): `bash scripts/xp_003.sh` or "
+        f"`pyfn xp run 003` runs it and then verifies it; `pyfn verify {folder} --rerun` reruns it in a temporary copy"]
+    assert main(["xp", "report", "3"]) == 0
+    assert "from the recorded manifest.json (not run here)" in capsys.readouterr().err
+    assert (folder / "README.md").read_text() == readme and (folder / "report.html").read_text() == page
+    assert rerun(folder, main) == []
+    recipe = folder / "experiment.toml"
+    recipe.write_text(recipe.read_text().replace("Test experiment", "Changed"))
+    with pytest.raises(PyfnError, match="changed since .* was recorded and the experiment has not been run here"):
+        xp.report(folder)
+
+
+def test_script_announces_every_step_and_commands_show_progress(root):
+    folder = xp.new("12", "fn15-baselines", root)
+    script = Path("scripts/xp_012.sh").read_text()
+    every = [*steps(load_recipe(folder), Layout(folder))]
+    assert "--quiet" not in script
+    assert f"echo 'pyfn xp 012: step 1/{len(every)} data' >&2" in script
+    assert f"echo 'pyfn xp 012: step {len(every)}/{len(every)} {every[-1].name}' >&2" in script
+
+
+def _score(n: int, correct: int) -> dict:
+    low, high = (0.25, 0.75) if n else (0.0, 1.0)
+    return {"accuracy": correct / n if n else 0.0, "correct": correct, "n": n, "wilson_low": low, "wilson_high": high}
+
+
+def test_report_page_tables_charts_and_notes(root):
+    """Data table first; frame-id total / ambiguous / no-lex in their own columns, n/a for 0/0; whiskers; titles
+    and axis labels on every chart; what each measure means."""
+    from lxml import html as lxml_html
+
+    from pyfn.xp.report import page, readme
+
+    folder = _make(root)
+    recipe = load_recipe(folder)
+    manifest = {
+        "inputs": {"framenet": {"fingerprint": "f" * 64}},
+        "data": {"signature": "fn:x", "splits": {"train": {"sentences": 1200, "annotation_sets": 5000},
+                                                 "test": {"sentences": 30, "annotation_sets": 80}},
+                 "ledger": {"train": {"invalid": 3, "duplicate": 4}, "test": {}}},
+        "outputs": {"work/x": "0"}, "versions": {"pyfn": "1"},
+        "scores": {"mff": {"test": {"frameid": {"total": _score(4, 2), "ambiguous": _score(2, 1),
+                                                "no_lex": _score(0, 0), "signature": "frameid|sig"}}},
+                   "args": {"test": {"argsonly": {"precision": 0.5, "recall": 0.25, "f1": 1 / 3,
+                                                  "signature": "argsonly|sig"}}}},
+    }
+    doc = lxml_html.fromstring(page(recipe, Layout(folder), manifest))
+    assert doc.findtext(".//h2") == "Data"
+    rows = [[c.text_content() for c in tr.iter("td")] for tr in doc.get_element_by_id("data").iter("tr")][1:]
+    assert rows == [["FrameNet 1.5-sample", "standard", "train", "1,200", "5,000", "7", "fn:x"],
+                    ["test", "30", "80", "0"]]
+    head = [th.text_content() for th in doc.get_element_by_id("frameid").iter("th")]
+    assert head == ["system", "split", "accuracy (total)", "ambiguous", "no-lex", "signature"]
+    cells = [td.text_content() for td in doc.get_element_by_id("frameid").iter("td")]
+    assert cells == ["mff", "test", "0.5000 [0.2500, 0.7500] (2/4)", "0.5000 [0.2500, 0.7500] (1/2)", "n/a",
+                     "frameid|sig"]
+    assert [td.text_content() for td in doc.get_element_by_id("f1").iter("td")][:6] == [
+        "args", "test", "argsonly", "0.5000", "0.2500", "0.3333"]
+    charts = doc.xpath("//svg[@class='chart']")
+    assert len(charts) == 2
+    for chart in charts:
+        titles = [chart.xpath(f"string(.//text[@class='{c}'])") for c in ("chart-title", "axis-label x", "axis-label y")]
+        assert all(titles), titles
+    assert len(charts[0].xpath(".//g[@class='whisker']")) == 2 and charts[0].xpath(".//text[@class='na']")
+    terms = [dt.text_content() for dt in doc.get_element_by_id("measures").iter("dt")]
+    assert {"accuracy (total)", "ambiguous", "no-lex", "n/a", "P, R, F1", "removed", "signature"} <= set(terms)
+    text = readme(recipe, Layout(folder), manifest)
+    assert "| mff | test | 0.5000 [0.2500, 0.7500] (2/4) | 0.5000 [0.2500, 0.7500] (1/2) | n/a |" in text
+    assert "(0/0)" not in text and "(0/0)" not in doc.text_content()
+
+
+def test_ticks_are_round():
+    from pyfn.xp.charts import ticks
+
+    assert ticks(0.0, 1.0) == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert ticks(0.755, 0.835) == [0.76, 0.78, 0.8, 0.82]
