@@ -214,6 +214,7 @@ def _format_options(args: argparse.Namespace) -> FormatOptions:
 def _convert(args: argparse.Namespace) -> int:
     from pyfn.convert import SplitSpec, check_pair, convert  # noqa: PLC0415
     from pyfn.framenet.sources import resolve_source  # noqa: PLC0415
+    from pyfn.units import by_reason, describe  # noqa: PLC0415
 
     splits = SPLITS if "all" in args.splits else tuple(s for s in SPLITS if s in args.splits)
     options = _build_options(args, splits)
@@ -246,18 +247,19 @@ def _convert(args: argparse.Namespace) -> int:
             f"{name} {c['sentences']:,} sentences / {c['annotation_sets']:,} annotation sets"
             for name, c in manifest["splits"].items()
         )
-        lost = sum(n for split in manifest["losses"].values() for n in split.values())
+        to = "+".join(args.to)
+        losses = by_reason(manifest["losses"])
+        lost = f"{to} format losses of {describe(losses)}" if any(losses.values()) else f"no {to} format loss"
+        where = Path(args.target) / "manifest.json"
         if "ledger" in manifest:
-            removed = sum(n for split in manifest["ledger"].values() for n in split.values())
             print(
-                f"pyfn: FrameNet {manifest['release']['version']}: {counts}; {removed:,} removals and "
-                f"{lost:,} {'+'.join(args.to)} format losses by reason in {args.target}/manifest.json [{manifest['signature']}]",
+                f"pyfn: FrameNet {manifest['release']['version']}: {counts}; {describe(by_reason(manifest['ledger']))} "
+                f"removed and {lost}, by reason in {where} [{manifest['signature']}]",
                 file=sys.stderr,
             )
         else:
-            skipped = sum(manifest["skipped"].values())
-            print(f"pyfn: {args.from_} -> {'+'.join(args.to)}: {counts}; {skipped:,} bad items skipped, {lost:,} format "
-                  f"losses by reason in {args.target}/manifest.json", file=sys.stderr)
+            print(f"pyfn: {args.from_} -> {to}: {counts}; {describe(manifest['skipped'])} skipped as bad and {lost}, "
+                  f"by reason in {where}", file=sys.stderr)
         if "preprocessing" in manifest:
             print(_preprocess_summary(manifest["preprocessing"], args.target), file=sys.stderr)
     return 0

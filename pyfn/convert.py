@@ -15,7 +15,8 @@ from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
 from pyfn.formats.chunked import SplitLines, write_splits
 from pyfn.formats.registry import (
-    NOT_SOURCES, READERS, WRITERS, FormatOptions, loss_counts, read_split, splits_in, write_split,
+    NOT_SOURCES, ONLY_SPLITS, READERS, WRITERS, FormatOptions, loss_counts, read_split, splits_in, write_split,
+    written_splits,
 )
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
@@ -28,6 +29,7 @@ from pyfn.preprocess.runner import PreprocessOptions
 from pyfn.splits.builder import DEDUP_RULE, BuildOptions, BuildResult, build_splits
 from pyfn.splits.definitions import SplitDefinition, balanced_random_split, kfold_splits, random_split, standard_split
 from pyfn.splits.filters import FILTERS
+from pyfn.units import manifest_units
 
 
 @dataclass(frozen=True)
@@ -181,6 +183,15 @@ def check_pair(from_: str, to: str | Sequence[str]) -> None:
         raise UsageError(f"cannot convert from {from_!r} (known: fnxml, {', '.join(READERS)})")
 
 
+def check_splits(to: str | Sequence[str], splits: Sequence[str]) -> None:
+    """Refuse a conversion in which a format would write no file: SemEval XML holds dev and test only."""
+    for fmt in _formats(to):
+        if not written_splits(fmt, splits):
+            raise UsageError(f"--to {fmt} writes {' and '.join(ONLY_SPLITS[fmt])} only, and this conversion has "
+                             f"{' and '.join(splits)}: add {' or '.join(ONLY_SPLITS[fmt])} to --splits, "
+                             f"or choose another --to format")
+
+
 def convert(
     source: str | Path,
     target: str | Path,
@@ -209,6 +220,8 @@ def convert(
     Returns the manifest.
     """
     check_pair(from_, to)
+    if from_ == "fnxml":
+        check_splits(to, options.splits)
     target = Path(target)
     tables: dict[str, SentenceTable] = {}
     with locked_directory(target):
@@ -222,6 +235,7 @@ def convert(
             manifest["outputs"], manifest["preprocessing"], warnings = _preprocess(
                 target, tables, manifest["outputs"], preprocess, preprocess_progress)
             manifest["warnings"] = [*manifest["warnings"], *warnings]
+        manifest["units"] = manifest_units(manifest)
         write_manifest(target, manifest)
     return manifest
 
@@ -295,6 +309,7 @@ def _convert_files(
     wanted = [s for s in options.splits if s in present]
     if not wanted:
         raise PyfnError(f"{source}: no {from_} file for split {', '.join(options.splits)}")
+    check_splits(to, wanted)
     log = ProblemLog(strict=options.strict)
     split_sets = {name: read_split(source, from_, name, formats, log) for name in wanted}
     tos = _formats(to)
@@ -355,5 +370,6 @@ def generate_lexicon(
         manifest = build_manifest(release, source_label or str(source), "lexicon", result, split, outputs)
         manifest["command"] = "generate"
         manifest["lexicon"] = report
+        manifest["units"] = manifest_units(manifest)
         write_manifest(target, manifest)
     return manifest

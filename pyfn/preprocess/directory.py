@@ -31,6 +31,7 @@ from pyfn.preprocess.runner import (
     import_split,
 )
 from pyfn.splits.builder import SPLITS
+from pyfn.units import manifest_units
 
 Progress = Callable[[str, int], Callable[[int], None]]
 """``progress(split, n_sentences)`` returns the callback told how many sentences are done."""
@@ -167,6 +168,7 @@ def preprocess_directory(
         manifest["outputs"] = dict(sorted({**manifest.get("outputs", {}), **outputs}.items()))
         manifest["preprocessing"] = manifest_record(record)
         manifest["warnings"] = [*manifest.get("warnings", []), *warnings]
+        manifest["units"] = manifest_units(manifest)
         write_manifest(directory, manifest)
     return manifest, warnings, record
 
