@@ -143,5 +143,6 @@ def test_semeval_from_split_files_of_train_alone_is_refused_and_dev_alone_is_wri
     convert(SAMPLE, tmp_path / "a", to="bios", options=BuildOptions(splits=("train",)))
     with pytest.raises(UsageError, match="--to semeval writes dev and test only, and this conversion has train"):
         convert(tmp_path / "a", tmp_path / "b", from_="bios", to="semeval")
+    assert not (tmp_path / "b").exists()
     manifest = convert(SAMPLE, tmp_path / "c", to="semeval", options=BuildOptions(splits=("dev",)))
     assert list(manifest["outputs"]) == ["dev.gold.xml"]
