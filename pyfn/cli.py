@@ -150,6 +150,7 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--source", help="FrameNet release directory or zip ('sample' for the bundled sample; default: "
                    "NLTK's framenet_v17/v15 zip if installed, else the sample)")
     p.add_argument("--target", required=True, help="output directory (created if missing)")
+    _add_force(p)
     _add_build_options(p)
     p.add_argument("--relations", nargs="+", default=None, metavar="TYPE",
                    help="frame relation types of the hierarchy CSVs, FrameNet spelling (default: Inheritance Subframe)")
@@ -171,14 +172,14 @@ def _generate(args: argparse.Namespace) -> int:
         path, args.target, options=_build_options(args, ("train",)),
         split=SplitSpec(args.split, args.seed, args.folds, args.fold),
         relations=tuple(args.relations or DEFAULT_RELATIONS), train_frames_only=not args.all_frames,
-        with_coretype=args.with_coretype, source_label=label, progress=_progress(args.quiet),
+        with_coretype=args.with_coretype, source_label=label, progress=_progress(args.quiet), force=args.force,
     )
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
     if not args.quiet:
         train = manifest["splits"]["train"]
         print(
-            f"pyfn: lexicon from train ({train['annotation_sets']:,} annotation sets) in {args.target}: "
+            f"pyfn: lexicon from train ({train['annotation_sets']:,} annotation sets) in {Path(args.target)}: "
             f"{len(manifest['outputs']):,} files; see manifest.json for what was left out [{manifest['signature']}]",
             file=sys.stderr,
         )
@@ -207,6 +208,7 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         "NLTK's framenet_v17/v15 zip if installed, else the sample), or a directory of split files",
     )
     p.add_argument("--target", required=True, help="output directory (created if missing)")
+    _add_force(p)
     p.add_argument(
         "--splits", nargs="+", default=["all"], choices=[*SPLITS, "all"],
         help="splits to write (dev and test are always read, to keep their sentences out of train)",
@@ -265,9 +267,16 @@ def _format_options(args: argparse.Namespace) -> FormatOptions:
     )
 
 
+def _add_force(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true",
+                   help="write into a folder holding files no earlier pyfn manifest there lists, or that changed "
+                   "since pyfn wrote them (files of an output's name are overwritten, the others left alone)")
+
+
 def _convert(args: argparse.Namespace) -> int:
     from pyfn.convert import SplitSpec, check_pair, convert  # noqa: PLC0415
     from pyfn.framenet.sources import resolve_source  # noqa: PLC0415
+    from pyfn.units import by_reason, describe  # noqa: PLC0415
 
     splits = SPLITS if "all" in args.splits else tuple(s for s in SPLITS if s in args.splits)
     options = _build_options(args, splits)
@@ -292,6 +301,7 @@ def _convert(args: argparse.Namespace) -> int:
         write_progress=_progress(args.quiet, "writing", "chunk"),
         preprocess=_preprocess_options(args, args.preprocess) if args.preprocess else None,
         preprocess_progress=tqdm_progress(args.quiet),
+        force=args.force, reads=[folder for folder in (args.gold, args.framenet) if folder],
     )
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
@@ -300,20 +310,21 @@ def _convert(args: argparse.Namespace) -> int:
             f"{name} {c['sentences']:,} sentences / {c['annotation_sets']:,} annotation sets"
             for name, c in manifest["splits"].items()
         )
-        lost = sum(n for split in manifest["losses"].values() for n in split.values())
+        to = "+".join(args.to)
+        losses = by_reason(manifest["losses"])
+        lost = f"{to} format losses of {describe(losses)}" if any(losses.values()) else f"no {to} format loss"
+        where = Path(args.target) / "manifest.json"
         if "ledger" in manifest:
-            removed = sum(n for split in manifest["ledger"].values() for n in split.values())
             print(
-                f"pyfn: FrameNet {manifest['release']['version']}: {counts}; {removed:,} removals and "
-                f"{lost:,} {'+'.join(args.to)} format losses by reason in {args.target}/manifest.json [{manifest['signature']}]",
+                f"pyfn: FrameNet {manifest['release']['version']}: {counts}; {describe(by_reason(manifest['ledger']))} "
+                f"removed and {lost}, by reason in {where} [{manifest['signature']}]",
                 file=sys.stderr,
             )
         else:
-            skipped = sum(manifest["skipped"].values())
-            print(f"pyfn: {args.from_} -> {'+'.join(args.to)}: {counts}; {skipped:,} bad items skipped, {lost:,} format "
-                  f"losses by reason in {args.target}/manifest.json", file=sys.stderr)
+            print(f"pyfn: {args.from_} -> {to}: {counts}; {describe(manifest['skipped'])} skipped as bad and {lost}, "
+                  f"by reason in {where}", file=sys.stderr)
         if "preprocessing" in manifest:
-            print(_preprocess_summary(manifest["preprocessing"], args.target), file=sys.stderr)
+            print(_preprocess_summary(manifest["preprocessing"], Path(args.target)), file=sys.stderr)
     return 0
 
 
@@ -351,7 +362,7 @@ def _preprocess_options(args: argparse.Namespace, tool: str):
     )
 
 
-def _preprocess_summary(record: dict, target: str) -> str:
+def _preprocess_summary(record: dict, target: Path) -> str:
     what = record.get("model_package") or record.get("backend") or record["tool"]
     parts = []
     for split, r in record["splits"].items():
@@ -375,6 +386,7 @@ def _add_preprocess(sub: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
     )
     p.add_argument("--input", required=True, help="directory written by `pyfn convert` (updated in place)")
+    _add_force(p)
     p.add_argument("--splits", nargs="+", default=["all"], choices=[*SPLITS, "all"], help="splits to preprocess")
     _add_preprocess_options(p, in_convert=False)
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
@@ -386,11 +398,11 @@ def _preprocess(args: argparse.Namespace) -> int:
 
     splits = SPLITS if "all" in args.splits else tuple(s for s in SPLITS if s in args.splits)
     _, warnings, record = preprocess_directory(
-        args.input, _preprocess_options(args, args.tool), splits, tqdm_progress(args.quiet))
+        args.input, _preprocess_options(args, args.tool), splits, tqdm_progress(args.quiet), force=args.force)
     for warning in warnings:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
     if not args.quiet:
-        print(_preprocess_summary(record, args.input), file=sys.stderr)
+        print(_preprocess_summary(record, Path(args.input)), file=sys.stderr)
     return 0
 
 

@@ -10,24 +10,27 @@ from typing import Any
 
 from pyfn import __version__
 from pyfn.errors import ProblemLog, PyfnError, UsageError
-from pyfn.fileio import LOCK_NAME, locked_directory, sha256_file, write_lines
+from pyfn.fileio import LOCK_NAME, sha256_file, write_lines
 from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
 from pyfn.formats.chunked import SplitLines, write_splits
 from pyfn.formats.registry import (
-    NOT_SOURCES, READERS, WRITERS, FormatOptions, loss_counts, read_split, splits_in, write_split,
+    NOT_SOURCES, ONLY_SPLITS, READERS, WRITERS, FormatOptions, loss_counts, read_split, splits_in, write_split,
+    written_splits,
 )
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
-from pyfn.lexicon import DEFAULT_RELATIONS, generate
-from pyfn.manifest import MANIFEST, check_finished, data_signature, fingerprint, write_manifest
+from pyfn.lexicon import DEFAULT_RELATIONS, FN_TRAIN, check_frame_folder, generate
+from pyfn.manifest import MANIFEST, check_finished, data_signature, fingerprint
 from pyfn.model import AnnotationSet, Frame
-from pyfn.preprocess.directory import Progress, manifest_record, no_progress, preprocess_splits
+from pyfn.outdir import check_target, files_under, staged
+from pyfn.preprocess.directory import Prepared, Progress, manifest_record, no_progress, prepare, preprocess_splits
 from pyfn.preprocess.runner import PreprocessOptions
 from pyfn.splits.builder import DEDUP_RULE, BuildOptions, BuildResult, build_splits
 from pyfn.splits.definitions import SplitDefinition, balanced_random_split, kfold_splits, random_split, standard_split
 from pyfn.splits.filters import FILTERS
+from pyfn.units import manifest_units
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,8 @@ def build_manifest(
         "command": "convert",
         "from": "fnxml",
         "to": to,
-        "source": {"path": source_label, "kind": release.kind, "layout": release.layout},
+        "source": {"path": source_label, "resolved": str(release.path.resolve()), "kind": release.kind,
+                   "layout": release.layout},
         "release": {"version": release.version, "fingerprint": fingerprint(result.files), "files_read": len(result.files)},
         "signature": data_signature(
             version=release.version,
@@ -181,6 +185,15 @@ def check_pair(from_: str, to: str | Sequence[str]) -> None:
         raise UsageError(f"cannot convert from {from_!r} (known: fnxml, {', '.join(READERS)})")
 
 
+def check_splits(to: str | Sequence[str], splits: Sequence[str]) -> None:
+    """Refuse a conversion in which a format would write no file: SemEval XML holds dev and test only."""
+    for fmt in _formats(to):
+        if not written_splits(fmt, splits):
+            raise UsageError(f"--to {fmt} writes {' and '.join(ONLY_SPLITS[fmt])} only, and this conversion has "
+                             f"{' and '.join(splits)}: add {' or '.join(ONLY_SPLITS[fmt])} to --splits, "
+                             f"or choose another --to format")
+
+
 def convert(
     source: str | Path,
     target: str | Path,
@@ -195,6 +208,8 @@ def convert(
     write_progress: Callable = lambda items, total: items,
     preprocess: PreprocessOptions | None = None,
     preprocess_progress: Progress = no_progress,
+    force: bool = False,
+    reads: Sequence[str | Path] = (),
 ) -> dict[str, Any]:
     """Convert ``source`` (a FrameNet release, or a directory of split files in
     format ``from_``) to format ``to`` (one name, or several) in ``target``.
@@ -204,30 +219,49 @@ def convert(
     With ``preprocess``, each split's sentences are then analysed once and the
     analysis fills the CoNLL-X/CoNLL-U files, SEMAFOR's lemma-tags file and
     the BIOS columns (:mod:`pyfn.preprocess.directory`).
-    Every output file is written atomically; ``manifest.json`` is removed at
-    the start and written last, so a directory with a manifest is complete.
+
+    Everything is checked before any work: the pair, the splits each format
+    writes, the source, the split definition, the target (never the source,
+    ``reads`` (other folders read: ``--gold``, ``--framenet``) or around them;
+    holding no file an earlier pyfn manifest does not list, unless ``force``:
+    :func:`pyfn.outdir.check_target`) and the preprocessing (its model loads,
+    its data or parse files exist). The files are written in a staging folder
+    and swapped in when complete, ``manifest.json`` last (:mod:`pyfn.outdir`):
+    a failed or interrupted run leaves the target as it was, or no target;
+    a rerun removes the files of the earlier run it does not write again.
     Returns the manifest.
     """
     check_pair(from_, to)
-    target = Path(target)
+    source, target = Path(source), Path(target)
+    build: tuple[Release, SplitDefinition] | None = None
+    if from_ == "fnxml":
+        check_splits(to, options.splits)
+        release = open_release(source)
+        build = release, make_definition(release, split)
+        splits = list(options.splits)
+    else:
+        splits = _splits_to_read(source, from_, options)
+        check_splits(to, splits)
+    previous = check_target(target, sources=[source, *map(Path, reads)], force=force)
+    prepared = prepare(preprocess, splits) if preprocess is not None else None
     tables: dict[str, SentenceTable] = {}
-    with locked_directory(target):
-        (target / MANIFEST).unlink(missing_ok=True)
-        if from_ == "fnxml":
-            manifest = _convert_release(Path(source), target, to, options, split, formats, source_label,
-                                        (progress, write_progress), tables if preprocess else None)
+    with staged(target, previous) as stage:
+        if build is not None:
+            manifest = _convert_release(*build, stage.path, to, options, split, formats, source_label,
+                                        (progress, write_progress), tables if prepared else None)
         else:
-            manifest = _convert_files(Path(source), target, from_, to, options, formats, source_label, tables)
-        if preprocess is not None:
+            manifest = _convert_files(source, stage.path, from_, to, splits, options, formats, source_label, tables)
+        if prepared is not None:
             manifest["outputs"], manifest["preprocessing"], warnings = _preprocess(
-                target, tables, manifest["outputs"], preprocess, preprocess_progress)
+                stage.path, tables, manifest["outputs"], prepared, preprocess_progress)
             manifest["warnings"] = [*manifest["warnings"], *warnings]
-        write_manifest(target, manifest)
+        manifest["units"] = manifest_units(manifest)
+        stage.commit(manifest)
     return manifest
 
 
 def _preprocess(
-    target: Path, tables: dict[str, SentenceTable], outputs: dict[str, str], options: PreprocessOptions,
+    target: Path, tables: dict[str, SentenceTable], outputs: dict[str, str], prepared: Prepared,
     progress: Progress,
 ) -> tuple[dict[str, str], dict[str, Any], list[str]]:
     """Preprocess every split written (its ``.sentences`` written first when no format did)."""
@@ -238,18 +272,17 @@ def _preprocess(
             write_lines(path, table.strings)
             outputs[path.name] = sha256_file(path)
     fn_ids = {name: [table.fn_ids[s] for s in table.strings] for name, table in tables.items()}
-    written, record, warnings = preprocess_splits(target, list(tables), options, fn_ids, progress)
+    written, record, warnings = preprocess_splits(target, target, list(tables), prepared, fn_ids, progress)
     return dict(sorted({**outputs, **written}.items())), manifest_record(record), warnings
 
 
 def _convert_release(
-    source: Path, target: Path, to: str | Sequence[str], options: BuildOptions, spec: SplitSpec, formats: FormatOptions,
-    source_label: str | None, progress: tuple[Callable, Callable], tables: dict[str, SentenceTable] | None,
+    release: Release, definition: SplitDefinition, target: Path, to: str | Sequence[str], options: BuildOptions,
+    spec: SplitSpec, formats: FormatOptions, source_label: str | None, progress: tuple[Callable, Callable],
+    tables: dict[str, SentenceTable] | None,
 ) -> dict[str, Any]:
     """Build the splits and write them; ``progress`` wraps the files read and the chunks written."""
     read_progress, write_progress = progress
-    release = open_release(source)
-    definition = make_definition(release, spec)
     result = build_splits(release, definition, options, read_progress)
     check = compare_read(release, result.files, ("fulltext", "lu") if options.with_exemplars else ("fulltext",))
     if check is not None and not check.genuine:
@@ -274,7 +307,7 @@ def _convert_release(
         if tables is not None:
             tables.update(written.tables)
     manifest = build_manifest(
-        release, source_label or str(source), "+".join(tos), result, spec, dict(sorted(outputs.items()))
+        release, source_label or str(release.path), "+".join(tos), result, spec, dict(sorted(outputs.items()))
     )
     manifest["format_options"] = formats.record()
     manifest["losses"] = losses
@@ -283,10 +316,9 @@ def _convert_release(
     return manifest
 
 
-def _convert_files(
-    source: Path, target: Path, from_: str, to: str | Sequence[str], options: BuildOptions, formats: FormatOptions,
-    source_label: str | None, tables: dict[str, SentenceTable],
-) -> dict[str, Any]:
+def _splits_to_read(source: Path, from_: str, options: BuildOptions) -> list[str]:
+    """The splits of ``options.splits`` a directory of ``from_`` files holds (only a finished pyfn output
+    is read when the directory has a manifest)."""
     if not source.is_dir():
         raise PyfnError(f"{source}: not a directory of {from_} split files")
     if (source / MANIFEST).is_file() or (source / LOCK_NAME).is_file():
@@ -295,6 +327,13 @@ def _convert_files(
     wanted = [s for s in options.splits if s in present]
     if not wanted:
         raise PyfnError(f"{source}: no {from_} file for split {', '.join(options.splits)}")
+    return wanted
+
+
+def _convert_files(
+    source: Path, target: Path, from_: str, to: str | Sequence[str], wanted: Sequence[str], options: BuildOptions,
+    formats: FormatOptions, source_label: str | None, tables: dict[str, SentenceTable],
+) -> dict[str, Any]:
     log = ProblemLog(strict=options.strict)
     split_sets = {name: read_split(source, from_, name, formats, log) for name in wanted}
     tos = _formats(to)
@@ -307,7 +346,8 @@ def _convert_files(
         "command": "convert",
         "from": from_,
         "to": "+".join(tos),
-        "source": {"path": source_label or str(source), "kind": "dir", "files": inputs},
+        "source": {"path": source_label or str(source), "resolved": str(source.resolve()), "kind": "dir",
+                   "files": inputs},
         "format_options": formats.record(),
         "splits": {
             name: {"sentences": len({s.sentence.text.strip() for s in sets}), "annotation_sets": len(sets)}
@@ -332,28 +372,28 @@ def generate_lexicon(
     with_coretype: bool = False,
     source_label: str | None = None,
     progress: Callable = lambda items, total: items,
+    force: bool = False,
 ) -> dict[str, Any]:
     """Build the train split of ``source`` and write the train-only lexicon (and the
-    full-release scorer lexicon) into ``target``, with a manifest. Returns the manifest."""
+    full-release scorer lexicon) into ``target``, with a manifest, checked and
+    swapped in as :func:`convert` does. Returns the manifest."""
     options = replace(options, splits=("train",))
     release = open_release(source)
     definition = make_definition(release, split)
     target = Path(target)
-    with locked_directory(target):
-        (target / MANIFEST).unlink(missing_ok=True)
+    previous = check_target(target, sources=[Path(source)], force=force)
+    with staged(target, previous) as stage:
         result = build_splits(release, definition, options, progress)
         train = [jsonl.loads(line) for line in result.splits["train"].lines]
         report = generate(
-            release, train, target, relations=relations, train_frames_only=train_frames_only,
+            release, train, stage.path, relations=relations, train_frames_only=train_frames_only,
             with_coretype=with_coretype,
         )
-        outputs = {
-            str(p.relative_to(target)): sha256_file(p)
-            for p in sorted(target.rglob("*"))
-            if p.is_file() and p.name not in (MANIFEST, LOCK_NAME)
-        }
+        outputs = {name: sha256_file(stage.path / name) for name in sorted(files_under(stage.path))}
+        check_frame_folder(target, [name for name in [*outputs, *previous] if name.startswith(f"{FN_TRAIN}/frame/")])
         manifest = build_manifest(release, source_label or str(source), "lexicon", result, split, outputs)
         manifest["command"] = "generate"
         manifest["lexicon"] = report
-        write_manifest(target, manifest)
+        manifest["units"] = manifest_units(manifest)
+        stage.commit(manifest)
     return manifest

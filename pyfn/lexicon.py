@@ -496,7 +496,7 @@ def _parser_view(
     return files, {k: v.as_dict() for k, v in counts.items()}
 
 
-def _check_frame_folder(target: Path, frame_files: Iterable[str]) -> None:
+def check_frame_folder(target: Path, frame_files: Iterable[str]) -> None:
     """Refuse a ``fn_train/frame/`` folder holding files this run does not write.
 
     FrameNet readers (Open-SESAME) read every file of that folder: a file left
@@ -575,7 +575,7 @@ def generate(
     parser_side = {name: "".join(f"{line}\n" for line in lines).encode("utf-8") for name, lines in text_files.items()}
     parser_side.update(view)
     leak = check_leaks(parser_side, inventory, with_coretype=with_coretype)
-    _check_frame_folder(target, (p for p in view if p.startswith(f"{FN_TRAIN}/frame/")))
+    check_frame_folder(target, (p for p in view if p.startswith(f"{FN_TRAIN}/frame/")))
 
     for name, lines in text_files.items():
         write_lines(target / name, lines)

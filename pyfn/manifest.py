@@ -96,5 +96,8 @@ def check_finished(directory: Path) -> dict[str, Any]:
         if not path.is_file():
             raise PyfnError(f"{directory}: {name} listed in {MANIFEST} is missing: not a finished pyfn output")
         if sha256_file(path) != digest:
-            raise PyfnError(f"{directory}: {name} changed since {MANIFEST} was written: not a finished pyfn output")
+            raise PyfnError(
+                f"{directory}: {name} changed since {MANIFEST} was written (edited?): not a finished pyfn output; "
+                f"rerun the conversion, or, to use the edited files, remove {Path(directory) / MANIFEST} and read "
+                f"them with `pyfn convert --from FORMAT --source {directory}`")
     return manifest

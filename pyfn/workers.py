@@ -1,9 +1,16 @@
-"""Worker processes: forked where the platform can (workers inherit what the parent loaded), spawned elsewhere."""
+"""Worker processes: forked where the platform can (workers inherit what the parent loaded), spawned elsewhere.
+
+Workers ignore Ctrl-C: the terminal sends it to every process of the group,
+and only the parent acts on it (it stops, terminates the workers and removes
+what the run had staged), so the user sees one line, not a traceback per worker.
+"""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import threading
 from collections.abc import Callable
 from multiprocessing.pool import Pool
 
@@ -14,7 +21,19 @@ def job_count(requested: int, tasks: int, per_job: int = 1) -> int:
     return max(1, min(jobs, tasks // per_job))
 
 
+def _start_worker(initializer: Callable[..., None], initargs: tuple) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    initializer(*initargs)
+
+
 def process_pool(jobs: int, initializer: Callable[..., None], initargs: tuple) -> Pool:
-    """A pool of ``jobs`` worker processes, each set up by ``initializer(*initargs)``."""
+    """A pool of ``jobs`` worker processes, each set up by ``initializer(*initargs)`` and deaf to Ctrl-C."""
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return multiprocessing.get_context(method).Pool(jobs, initializer=initializer, initargs=initargs)
+    main = threading.current_thread() is threading.main_thread()  # only the main thread may set handlers
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None  # forked workers start deaf
+    try:
+        return multiprocessing.get_context(method).Pool(jobs, initializer=_start_worker,
+                                                        initargs=(initializer, initargs))
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)

@@ -959,7 +959,8 @@ def release_cases(c: Corpus, fulltext: bytes) -> None:
     c.case("release-zip-not-framenet", "release-zip",
            f("not-framenet", make_zip([("data/README.md", b"# not FrameNet\n"), ("data/corpus.txt", b"Hello.\n")])),
            "a zip without fulltext/, lu/, frame/ or frRelation.xml",
-           error("not-framenet.zip: not a FrameNet release (no fulltext/, lu/, frame/ or frRelation.xml found)"))
+           error("not-framenet.zip: not a FrameNet release (looked for fulltext/, lu/, frame/ or frRelation.xml "
+                 "in it, in a folder directly inside it and in an NLTK framenet_v1N folder)"))
     c.case("release-zip-traversal", "release-zip", f("traversal", make_zip([*members, ("fndata-1.5/../../evil.xml", b"<evil/>\n")])),
            "an extra member fndata-1.5/../../evil.xml",
            error("traversal.zip: refused zip member with an unsafe name: 'fndata-1.5/../../evil.xml'"))

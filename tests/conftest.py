@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -119,6 +122,23 @@ def need_sklearn() -> None:
         if os.environ.get("CI"):
             pytest.fail("scikit-learn is missing in CI (pyfn depends on it for frameid-logreg)")
         pytest.skip("scikit-learn not installed")
+
+
+@pytest.fixture
+def ctrl_c():
+    """``press(marker, proc)``: Ctrl-C as a terminal sends it (SIGINT to the whole process group of
+    ``proc``, started with ``start_new_session=True``) once ``proc`` created ``marker``."""
+
+    def press(marker: Path, proc: subprocess.Popen) -> None:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the run never created {marker.name}: {proc.communicate()[1]}")
+            time.sleep(0.05)
+        time.sleep(0.3)  # the other workers reach their task too
+        os.killpg(proc.pid, signal.SIGINT)
+
+    return press
 
 
 # CI runs the property tests on a fixed set of examples, so that a run is reproducible; locally they draw

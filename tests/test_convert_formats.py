@@ -128,3 +128,21 @@ def test_generate_cli_on_the_sample(tmp_path):
     assert {"lu_frames.tsv", "ancestors.csv", "frames.xml", "frRelations.xml"} <= set(manifest["outputs"])
     proc = run("generate", "--source", "sample", "--target", str(tmp_path / "x"), "--relations", "SubFrame")
     assert proc.returncode == 2 and "SubFrame" in proc.stderr
+
+
+@pytest.mark.parametrize("to", [["semeval"], ["semafor", "semeval"]])
+def test_a_format_that_would_write_nothing_is_refused_before_any_work(tmp_path, to):
+    proc = run("convert", "--source", "sample", "--target", str(tmp_path / "o"), "--to", *to, "--splits", "train")
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[-1] == ("pyfn: error: --to semeval writes dev and test only, and this conversion "
+                                            "has train: add dev or test to --splits, or choose another --to format")
+    assert not (tmp_path / "o").exists()
+
+
+def test_semeval_from_split_files_of_train_alone_is_refused_and_dev_alone_is_written(tmp_path):
+    convert(SAMPLE, tmp_path / "a", to="bios", options=BuildOptions(splits=("train",)))
+    with pytest.raises(UsageError, match="--to semeval writes dev and test only, and this conversion has train"):
+        convert(tmp_path / "a", tmp_path / "b", from_="bios", to="semeval")
+    assert not (tmp_path / "b").exists()
+    manifest = convert(SAMPLE, tmp_path / "c", to="semeval", options=BuildOptions(splits=("dev",)))
+    assert list(manifest["outputs"]) == ["dev.gold.xml"]

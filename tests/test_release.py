@@ -4,6 +4,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import fulltext_xml, make_release
 
 from pyfn.errors import PyfnError
 from pyfn.framenet import open_release
@@ -145,3 +146,20 @@ def test_exemplar_sets_take_lu_and_frame_from_the_root():
     assert {(s.lu_name, s.frame_name, s.source) for s in result.sets} == {
         (result.sets[0].lu_name, result.sets[0].frame_name, "exemplar")
     }
+
+
+def test_a_release_is_the_folder_given_one_inside_it_or_nltks_never_one_deeper(tmp_path):
+    docs = {"C__D.xml": fulltext_xml([{"id": 1, "text": "Hi ."}])}
+    make_release(tmp_path / "nltk_data" / "corpora" / "framenet_v15", docs)
+    release = open_release(tmp_path / "nltk_data")  # NLTK's data folder
+    assert (release.root, release.layout, release.version) == ("corpora/framenet_v15/", "nltk", "1.5")
+    make_release(tmp_path / "repo" / "resources" / "sample", docs)  # pyfn's source tree holds the sample
+    assert open_release(tmp_path / "repo" / "resources").root == "sample/"
+    with pytest.raises(PyfnError, match=r"repo: not a FrameNet release \(looked for fulltext/, lu/, frame/ or "
+                                        r"frRelation.xml in it, .*\); one lies deeper, in .*/repo/resources/sample: "
+                                        r"pass that folder as the source"):
+        open_release(tmp_path / "repo")
+    with zipfile.ZipFile(tmp_path / "deep.zip", "w") as zf:
+        zf.writestr("a/b/fulltext/x.xml", "<x/>")
+    with pytest.raises(PyfnError, match=r"deep.zip: not a FrameNet release .*in a/b/ inside it"):
+        open_release(tmp_path / "deep.zip")

@@ -294,10 +294,11 @@ def _merged_line(line: str, analyses: Sequence[Sequence[TokenAnnotation]], path:
     return "\t".join(fields)
 
 
-def merge_analyses(path: Path, analyses: Sequence[Sequence[TokenAnnotation]]) -> Path:
-    """Rewrite ``path`` (a ``.bios`` or ``.bios.semeval`` file) with the lemma, POS, head and
-    dependency label of each token (columns 3, 5, 9, 11), ``analyses[k][i]`` for token *i + 1*
-    of sentence number *k*; every other column is kept byte for byte (atomically)."""
+def merge_analyses(path: Path, analyses: Sequence[Sequence[TokenAnnotation]], out: Path | None = None) -> Path:
+    """Rewrite ``path`` (a ``.bios`` or ``.bios.semeval`` file), or write it to ``out``, with the lemma,
+    POS, head and dependency label of each token (columns 3, 5, 9, 11), ``analyses[k][i]`` for token
+    *i + 1* of sentence number *k*; every other column is kept byte for byte (atomically). Returns the
+    path written."""
     try:
         with open(path, encoding="utf-8", newline="\n") as handle:
             lines = [_merged_line(line.rstrip("\n"), analyses, path, n) for n, line in enumerate(handle, 1)]
@@ -305,8 +306,9 @@ def merge_analyses(path: Path, analyses: Sequence[Sequence[TokenAnnotation]]) ->
         raise PyfnError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    write_lines(path, lines)
-    return path
+    out = path if out is None else out
+    write_lines(out, lines)
+    return out
 
 
 # ---------------------------------------------------------------- reader

@@ -287,6 +287,20 @@ def read_conll(path: Path, *, log: ProblemLog, dialect: str | None = None
     yield from _parse(Path(path), dialect, log)
 
 
+def check_block_count(path: Path, sentences: int) -> None:
+    """Check, without parsing it, that ``path`` has one block per sentence string (the blocks
+    :func:`align` pairs with them): an error naming the first missing or extra sentence."""
+    blocks, blank = 0, True
+    for _, line in text_lines(path):
+        if blank and line.strip():
+            blocks += 1
+        blank = not line.strip()
+    if blocks < sentences:
+        raise PyfnError(f"{path}: sentence {blocks}: missing ({blocks} blocks for {sentences} sentences)")
+    if blocks > sentences:
+        raise PyfnError(f"{path}: sentence {sentences}: no such sentence ({blocks} blocks for {sentences} sentences)")
+
+
 def align(forms_by_number: Mapping[int, Sequence[str]], table: SentenceTable, path: Path) -> None:
     """Check that block *k* of ``path`` has the tokens of sentence string *k*, FORM by FORM.
 

@@ -82,7 +82,7 @@ def _write_conllu(directory: Path, split: str, sets: Sequence[AnnotationSet], op
 
 def _write_semeval(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
     """SemEval XML is what the scorer reads: written for dev and test, never for train."""
-    if split == "train":
+    if split not in written_splits("semeval", (split,)):
         return []
     sentences = None
     if opts.predictions:
@@ -98,6 +98,16 @@ def _write_semeval(directory: Path, split: str, sets: Sequence[AnnotationSet], o
         sentences=sentences,
     )
     return [path]
+
+
+ONLY_SPLITS: dict[str, tuple[str, ...]] = {"semeval": ("dev", "test")}
+"""Formats written for some splits only: SemEval XML is the scorer's input, written for dev and test."""
+
+
+def written_splits(fmt: str, splits: Sequence[str]) -> list[str]:
+    """The splits of ``splits`` for which format ``fmt`` writes files."""
+    only = ONLY_SPLITS.get(fmt)
+    return [s for s in splits if only is None or s in only]
 
 
 def cuttable(fmt: str, split: str) -> bool:

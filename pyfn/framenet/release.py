@@ -134,17 +134,35 @@ def _check_members(path: Path, archive: zipfile.ZipFile) -> dict[str, zipfile.Zi
     return members
 
 
-def _find_root(names: list[str]) -> str | None:
-    """The folder prefix holding ``fulltext/`` or ``frRelation.xml``, shortest first."""
+_MARKERS = ("fulltext/", "frRelation.xml", "lu/", "frame/")
+LOOKED_FOR = "fulltext/, lu/, frame/ or frRelation.xml"
+
+
+def _roots(names: list[str]) -> list[str]:
+    """The folder prefixes holding one of :data:`_MARKERS`, shortest first."""
     candidates = set()
     for name in names:
-        for marker in ("fulltext/", "frRelation.xml", "lu/", "frame/"):
+        for marker in _MARKERS:
             idx = name.find(marker)
             if idx >= 0 and (idx == 0 or name[idx - 1] == "/"):
                 candidates.add(name[:idx])
-    if not candidates:
-        return None
-    return min(candidates, key=lambda c: (c.count("/"), c))
+    return sorted(candidates, key=lambda c: (c.count("/"), c))
+
+
+def _find_root(path: Path, names: list[str]) -> str:
+    """The folder prefix of the release: ``path`` itself, a folder directly inside it (an unpacked
+    download) or NLTK's ``framenet_v1N`` folder (``corpora/framenet_v15/``). A release found
+    deeper is not taken (the repository root holds the bundled sample): an error names it."""
+    roots = _roots(names)
+    for root in roots:
+        if root.count("/") <= 1 or _NLTK_RE.fullmatch(root.rstrip("/").rsplit("/", 1)[-1]):
+            return root
+    deeper = ""
+    if roots:
+        deeper = (f"; one lies deeper, in {path / roots[0]}: pass that folder as the source" if path.is_dir()
+                  else f"; one lies deeper, in {roots[0]} inside it: unpack it and pass that folder as the source")
+    raise PyfnError(f"{path}: not a FrameNet release (looked for {LOOKED_FOR} in it, in a folder directly "
+                    f"inside it and in an NLTK framenet_v1N folder){deeper}")
 
 
 def open_release(source: str | Path) -> Release:
@@ -163,11 +181,8 @@ def open_release(source: str | Path) -> Release:
     else:
         release = Release(path=path, kind="zip", root="", layout="icsi")
         names = list(release._index())
-    root = _find_root(names)
-    if root is None:
-        raise PyfnError(f"{path}: not a FrameNet release (no fulltext/, lu/, frame/ or frRelation.xml found)")
-    release.root = root
-    release.layout = "nltk" if _NLTK_RE.search(root) else "icsi"
+    release.root = _find_root(path, names)
+    release.layout = "nltk" if _NLTK_RE.search(release.root) else "icsi"
     release.version = _detect_version(release)
     return release
 

@@ -56,6 +56,11 @@ class PreprocessOptions:
         """The options that select the backend's model and data."""
         return BackendOptions(model=self.model, nltk_data=self.nltk_data)
 
+    def parse_file(self, split: str) -> Path:
+        """The imported parse of ``split`` (``{split}`` in :attr:`parse` replaced by its name)."""
+        assert self.parse is not None
+        return Path(self.parse.replace("{split}", split))
+
 
 @dataclass
 class SplitAnalyses:
@@ -145,10 +150,7 @@ def analyse_split(
 
 def import_split(split: str, table: SentenceTable, options: PreprocessOptions) -> SplitAnalyses:
     """The analyses of an external CoNLL-X/CoNLL-U parse, block *k* aligned to sentence *k* (checked)."""
-    assert options.parse is not None
-    path = Path(options.parse.replace("{split}", split))
-    if not path.is_file():
-        raise PyfnError(f"{path}: no such parse file for split {split}")
+    path = options.parse_file(split)
     log = ProblemLog(strict=True)  # a block that cannot be aligned is an error, never a silent shift
     by_number: dict[int, list] = {}
     forms: dict[int, list[str]] = {}

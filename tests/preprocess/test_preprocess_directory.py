@@ -6,6 +6,9 @@ Uses the deterministic fake backend (no model) and imported CoNLL parses.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import conllu
@@ -17,10 +20,14 @@ from pyfn.convert import convert
 from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import sha256_file
 from pyfn.formats.base import read_sentences
+from pyfn.manifest import check_finished
 from pyfn.preprocess import base
 from pyfn.preprocess.directory import preprocess_directory
 from pyfn.preprocess.runner import PreprocessOptions
 from pyfn.resources import resource_path
+from pyfn.splits.builder import SPLITS
+
+REPO = Path(__file__).resolve().parents[2]
 
 FORMATS = ["jsonl", "semafor", "bios", "conllx", "conllu", "semeval"]
 
@@ -38,6 +45,11 @@ def sample() -> Path:
 
 def _files(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file() and p.name != "manifest.json"}
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    """Every file under ``directory`` (hidden ones and the manifest too), by relative path."""
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
 def _convert(sample: Path, target: Path, preprocess: PreprocessOptions | None = None):
@@ -105,7 +117,7 @@ def test_preprocess_command_equals_convert_option(fake, sample, tmp_path):
 
 def test_preprocessing_is_deterministic_across_jobs_and_cache(fake, sample, tmp_path):
     runs = []
-    for name, jobs, cache in (("a", 1, None), ("b", 2, tmp_path / "c"), ("c", 2, tmp_path / "c")):
+    for name, jobs, cache in (("a", 1, None), ("b", 2, tmp_path / "cache"), ("c", 2, tmp_path / "cache")):
         _convert(sample, tmp_path / name, PreprocessOptions(tool="fake", jobs=jobs, batch_size=7, cache_dir=cache))
         runs.append((tmp_path / name / "manifest.json").read_bytes())
         assert _files(tmp_path / name) == _files(tmp_path / "a")
@@ -181,9 +193,10 @@ def test_misaligned_import_is_an_error_naming_the_sentence(sample, tmp_path, mut
     out = tmp_path / "out"
     _convert(sample, out)
     _parse_file(read_sentences(out / "dev.sentences"), tmp_path / "dev.conllu", mutate)
+    before = _snapshot(out)
     with pytest.raises(PyfnError, match=message):
         preprocess_directory(out, PreprocessOptions(tool="conll", parse=str(tmp_path / "dev.conllu")), ("dev",))
-    assert (out / "manifest.json").is_file() is False  # the run failed: the directory is not called finished
+    assert _snapshot(out) == before  # the run failed: the folder is as it was, manifest included
 
 
 def test_import_missing_sentence_and_multiword_token(sample, tmp_path):
@@ -209,8 +222,122 @@ def test_one_parse_file_for_several_splits_is_a_usage_error(sample, tmp_path):
 
 def test_cli_preprocess_errors_are_one_line(sample, tmp_path, capsys):
     _convert(sample, tmp_path)
+    before = _snapshot(tmp_path)
     assert main(["preprocess", "--input", str(tmp_path), "--tool", "conll", "--parse", str(tmp_path / "nope-{split}.conllu"), "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("pyfn: error: ") and "nope-train.conllu: no such parse file for split train" in err
     assert len(err.strip().splitlines()) == 1
+    assert _snapshot(tmp_path) == before  # the manifest of the conversion survives the failure
     assert main(["convert", "--source", "sample", "--target", str(tmp_path / "x"), "--parse", "a.conllu"]) == 2
+
+
+# ---------------------------------------------------------------- a failed pass changes nothing (issue 15)
+
+
+def _no_nltk_data(tmp_path: Path, monkeypatch) -> PreprocessOptions:
+    import nltk  # noqa: PLC0415
+
+    monkeypatch.delenv("NLTK_DATA", raising=False)
+    monkeypatch.setattr(nltk.data, "path", [str(tmp_path / "empty")])
+    return PreprocessOptions(tool="nltk", nltk_data=str(tmp_path / "empty"), cache_dir=None)
+
+
+def _parses(tmp_path: Path, out: Path, splits: tuple[str, ...], blocks_of: dict[str, str] | None = None) -> str:
+    """Parses of ``splits`` in tmp_path/parses (split -> the split whose sentences it parses: ``blocks_of``)."""
+    (tmp_path / "parses").mkdir(exist_ok=True)
+    for split in splits:
+        _parse_file(read_sentences(out / f"{(blocks_of or {}).get(split, split)}.sentences"),
+                    tmp_path / "parses" / f"{split}.conllu")
+    return str(tmp_path / "parses" / "{split}.conllu")
+
+
+def _failing_backend(tmp_path: Path, monkeypatch) -> PreprocessOptions:
+    def broken(self, sentences):
+        raise PyfnError("fake model: cannot be loaded")
+
+    monkeypatch.setattr(fake_backend.FakePreprocessor, "analyse", broken)
+    return PreprocessOptions(tool="fake", cache_dir=None)
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda tmp, out, mp: PreprocessOptions(tool="spacy", model="no_such_model_pyfn", cache_dir=None),
+         "spaCy model 'no_such_model_pyfn' is not installed"),
+        (lambda tmp, out, mp: _no_nltk_data(tmp, mp), "NLTK data missing"),
+        (lambda tmp, out, mp: _failing_backend(tmp, mp), "fake model: cannot be loaded"),
+        (lambda tmp, out, mp: PreprocessOptions(tool="conll", parse=_parses(tmp, out, ("train", "test"))),
+         "dev.conllu: no such parse file for split dev"),
+        (lambda tmp, out, mp: PreprocessOptions(tool="conll", parse=_parses(tmp, out, ("train", "dev", "test"),
+                                                                            {"test": "train"})),
+         r"test.conllu: sentence \d+: no such sentence \(53 blocks for 18 sentences\)"),
+    ],
+    ids=["unknown-spacy-model", "no-nltk-data", "model-fails-to-load", "no-dev-parse", "parse-of-another-split"],
+)
+def test_a_failed_pass_leaves_the_folder_byte_identical(fake, sample, tmp_path, monkeypatch, setup, message):
+    out = tmp_path / "out"
+    _convert(sample, out)
+    options = setup(tmp_path, out, monkeypatch)
+    before = _snapshot(out)
+    with pytest.raises(PyfnError, match=message):
+        preprocess_directory(out, options)
+    assert _snapshot(out) == before
+
+
+def test_a_pass_refuses_to_overwrite_files_the_manifest_does_not_list(sample, tmp_path):
+    out = tmp_path / "out"
+    convert(sample, out, to=["semafor", "bios"])
+    parse = _parses(tmp_path, out, SPLITS)
+    for split in SPLITS:  # the user keeps the parses in the conversion's folder, under the names pyfn writes
+        (out / f"{split}.conllu").write_bytes((tmp_path / "parses" / f"{split}.conllu").read_bytes())
+    before = _snapshot(out)
+    with pytest.raises(PyfnError, match=r"out: holds files no pyfn manifest there lists \(dev.conllu, test.conllu, "
+                                        r"train.conllu\); nothing was written: .* pass --force"):
+        preprocess_directory(out, PreprocessOptions(tool="conll", parse=str(out / "{split}.conllu")))
+    assert _snapshot(out) == before
+    manifest, _, _ = preprocess_directory(out, PreprocessOptions(tool="conll", parse=parse), force=True)
+    assert {f"{split}.conllu" for split in SPLITS} <= set(manifest["outputs"])
+    check_finished(out)
+
+
+def test_a_pass_without_a_parse_removes_the_lemma_tags_of_an_earlier_one(fake, sample, tmp_path, monkeypatch):
+    _convert(sample, tmp_path)
+    preprocess_directory(tmp_path, PreprocessOptions(tool="fake", cache_dir=None))
+    assert (tmp_path / "dev.sentences.conllx.flattened").is_file()
+    tagger = fake_backend.FakePreprocessor.analyse
+
+    def tags_only(self, sentences):
+        return [tuple(replace(a, head=None, deprel=None) for a in analysis) for analysis in tagger(self, sentences)]
+
+    monkeypatch.setattr(fake_backend.FakePreprocessor, "analyse", tags_only)
+    manifest, _, _ = preprocess_directory(tmp_path, PreprocessOptions(tool="fake", cache_dir=None))
+    assert not list(tmp_path.glob("*.flattened")) and not any(n.endswith(".flattened") for n in manifest["outputs"])
+    assert check_finished(tmp_path) == manifest
+
+
+def test_ctrl_c_during_a_pass_prints_one_line_and_leaves_the_folder_as_it_was(sample, tmp_path, ctrl_c):
+    out = tmp_path / "out"
+    _convert(sample, out)
+    before = _snapshot(out)
+    script = tmp_path / "slow_pass.py"
+    script.write_text(f"""
+import sys, time
+sys.path[:0] = [{str(REPO)!r}, {str(Path(__file__).parent)!r}]
+from pathlib import Path
+from pyfn.cli import main
+from pyfn.preprocess import base, runner
+
+def slow(batch):  # the workers' batches: the parent is waiting for them when Ctrl-C comes
+    Path({str(tmp_path / "started")!r}).touch()
+    time.sleep(60)
+
+base.BACKENDS["spacy"] = "fake_backend"  # the command line knows only its own tools
+runner._analyse_batch = slow
+sys.exit(main(["preprocess", "--input", {str(out)!r}, "--tool", "spacy", "--jobs", "2", "--batch-size", "5",
+               "--no-cache", "--quiet"]))
+""")
+    proc = subprocess.Popen([sys.executable, str(script)], stderr=subprocess.PIPE, text=True, start_new_session=True)
+    ctrl_c(tmp_path / "started", proc)
+    assert proc.communicate(timeout=60)[1] == "pyfn: interrupted\n"
+    assert proc.returncode == 130
+    assert _snapshot(out) == before
