@@ -371,7 +371,9 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
             "frames: targets and frames only (-t); argsonly: argument identification given gold frames "
             "(pyfn's score.argsonly.pl -a); frameid: frame-identification accuracy, total / ambiguous / "
             "no-lex, against the train-only lexicon (--lu-frames). Faithful to the Perl script by default "
-            "(deterministic where it is not); --corrected fixes its same-span overwrite and pairs labels optimally."
+            "(deterministic where it is not); --corrected fixes its same-span overwrite and pairs labels optimally. "
+            "Sentences pair by SemEval sentence ID and must have the same text; a gold sentence without a "
+            "prediction counts as missed, a predicted sentence outside gold against precision."
         ),
         epilog=EPILOG,
     )
@@ -389,7 +391,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--per-sentence", action="store_true", help="also print points per sentence")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--output", help="write the JSON object to this file (atomically) instead of printing it")
-    p.add_argument("--strict", action="store_true", help="stop at the first bad set instead of skipping and counting")
+    p.add_argument("--strict", action="store_true", help="stop at the first malformed sentence or set instead of "
+                   "skipping and counting it (the script's documented traps and unpaired sentences never stop it)")
     p.set_defaults(func=_score)
 
 
@@ -504,7 +507,9 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
         description=(
             "Score every PRED against GOLD and test every pair (delta = later - earlier system): paired "
             "bootstrap with its interval and approximate randomization on F1 at sentence level, or McNemar "
-            "mid-p on frame-identification decisions (--mode frameid); Bonferroni and Holm corrections over pairs."
+            "mid-p on frame-identification decisions (--mode frameid); Bonferroni and Holm corrections over pairs. "
+            "Refuses files that do not pair (by sentence ID and text) with the same gold sentences, or that hold "
+            "sentences outside gold."
         ),
         epilog=EPILOG,
     )
