@@ -478,10 +478,8 @@ def _score_frameid(args: argparse.Namespace) -> int:
     result = frame_id_files(Path(args.gold), Path(args.pred), read_lu_frames(Path(args.lu_frames)), log=log)
     signature = frameid_signature(Path(args.gold), Path(args.lu_frames))
     rows = {"total": result.total, "ambiguous": result.ambiguous, "no_lex": result.no_lex}
-    pairing = result.pairing
-    assert pairing is not None
-    counts = {"gold": len(pairing.gold_keys), "scored": len(pairing.covered), "missing": len(pairing.missing),
-              "text_differs": len(pairing.text_differs), "not_in_gold": len(pairing.not_in_gold)}
+    assert result.pairing is not None
+    counts = result.pairing.counts()
     if args.json or args.output:
         return _emit_json({
             name: {"accuracy": acc.accuracy, "correct": acc.correct, "n": acc.n, "wilson_low": acc.low,

@@ -39,7 +39,9 @@ Edit = Callable[[etree._Element], None]
 def edited(gold: Path, target: Path, edit: Edit) -> Path:
     """A copy of ``gold`` whose ``<sentences>`` element ``edit`` changed in place."""
     tree = etree.parse(str(gold))
-    edit(tree.getroot().find(".//sentences"))
+    sentences = tree.getroot().find(".//sentences")
+    assert sentences is not None
+    edit(sentences)
     tree.write(str(target), xml_declaration=True, encoding="UTF-8")
     return target
 
@@ -77,6 +79,7 @@ def extra(n: int) -> Edit:
 def retext(index: int) -> Edit:
     def edit(sentences: etree._Element) -> None:
         text = list(sentences)[index].find("text")
+        assert text is not None and text.text is not None
         text.text = text.text.upper()
     return edit
 
@@ -144,7 +147,8 @@ def test_predicted_sentences_outside_gold_lower_precision(small, mode: str) -> N
     assert (more.matched, more.gold) == (full.matched, full.gold) and more.recall == full.recall
     assert more.predicted == pytest.approx(full.predicted + sum(s.predicted for s in outside))
     assert more.precision < full.precision
-    assert "3 predicted sentences have an ID that no gold sentence has (IDs extra0, extra1, extra2)" in more.warnings()[0]
+    assert "3 predicted sentences have an ID that no gold sentence has (IDs extra0, extra1, extra2)" in (
+        more.warnings()[0])
 
 
 def test_a_sentence_whose_text_differs_is_reported_and_missed(small) -> None:
@@ -167,7 +171,11 @@ def test_pairing_rules(tmp_path: Path) -> None:
     twice = edited(GOLD15, tmp_path / "twice.xml", lambda s: list(s)[5].set("ID", "2"))
     with pytest.raises(PyfnError, match=r"twice.xml: sentence ID 2 appears twice \(sentences 2 and 5\)"):
         sentence_keys(twice)
-    unnamed = edited(GOLD15, tmp_path / "unnamed.xml", lambda s: [e.attrib.pop("ID") for e in s])
+    def unname(sentences: etree._Element) -> None:
+        for sentence in sentences:
+            del sentence.attrib["ID"]
+
+    unnamed = edited(GOLD15, tmp_path / "unnamed.xml", unname)
     assert [key for key, _ in sentence_keys(unnamed)] == [str(i) for i in range(15)]
 
 

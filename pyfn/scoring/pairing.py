@@ -122,6 +122,11 @@ class Pairing:
         """Gold sentences paired with a predicted sentence of the same key and text."""
         return frozenset(g for g, p in enumerate(self.pred_of) if p is not None and g not in self.text_differs)
 
+    def counts(self) -> dict[str, int]:
+        """Gold sentences: all, paired (``scored``), ``missing``, ``text_differs``; predicted ``not_in_gold``."""
+        return {"gold": len(self.gold_keys), "scored": len(self.covered), "missing": len(self.missing),
+                "text_differs": len(self.text_differs), "not_in_gold": len(self.not_in_gold)}
+
 
 def pair(gold: Sequence[Keyed], pred: Sequence[Keyed]) -> Pairing:
     """Pair gold and predicted ``(key, text)`` sentences by key (keys are unique on each side)."""

@@ -41,10 +41,12 @@ or whose predicted text differs, so a file missing sentences scores *higher*
 (:mod:`pyfn.scoring.pairing`), and scores every gold sentence: one with no
 predicted sentence of its ID, or with one of another text, counts all its gold
 points as missed; the points of a predicted sentence whose ID is not in gold,
-or whose text differs from its gold sentence, count as predicted (wrong). On a
-prediction file that holds every gold sentence with its text, the numbers are
-the script's whatever the order. :attr:`Score.per_sentence` holds one
-:class:`SentenceScore` per such sentence, its ``status`` saying which.
+or whose text differs from its gold sentence, count as predicted (wrong). A
+prediction file holding exactly the gold sentences, with their texts, in any
+order, gets the numbers the script gives on it in gold order.
+:attr:`Score.per_sentence` holds one :class:`SentenceScore` per gold sentence
+scored or missed and per predicted sentence outside gold, its ``status`` saying
+which.
 
 ``corrected=True``: frames are keyed by (target span, frame), so sets sharing
 a target are all scored (gold against itself gives 1.0); a set repeating the
