@@ -437,7 +437,9 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
             "frames: targets and frames only (-t); argsonly: argument identification given gold frames "
             "(pyfn's score.argsonly.pl -a); frameid: frame-identification accuracy, total / ambiguous / "
             "no-lex, against the train-only lexicon (--lu-frames). Faithful to the Perl script by default "
-            "(deterministic where it is not); --corrected fixes its same-span overwrite and pairs labels optimally."
+            "(deterministic where it is not); --corrected fixes its same-span overwrite and pairs labels optimally. "
+            "Sentences pair by SemEval sentence ID and must have the same text; a gold sentence without a "
+            "prediction counts as missed, a predicted sentence outside gold against precision."
         ),
         epilog=EPILOG,
     )
@@ -458,7 +460,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--per-sentence", action="store_true", help="also print points per sentence")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--output", help="write the JSON object to this file (atomically) instead of printing it")
-    p.add_argument("--strict", action="store_true", help="stop at the first bad set instead of skipping and counting")
+    p.add_argument("--strict", action="store_true", help="stop at the first malformed sentence or set instead of "
+                   "skipping and counting it (the script's documented traps and unpaired sentences never stop it)")
     p.set_defaults(func=_score)
 
 
@@ -478,19 +481,31 @@ def _score(args: argparse.Namespace) -> int:
         out = {
             "precision": result.precision, "recall": result.recall, "f1": result.f1,
             "matched": result.matched, "gold": result.gold, "predicted": result.predicted,
-            "signature": signature, "skipped": result.skip_counts(), "problems": result.problem_counts(),
+            "signature": signature, "sentences": result.sentence_counts(), "problems": result.problem_counts(),
+            "notes": result.note_counts(),
         }
         if args.per_sentence:
             out["per_sentence"] = [vars(s) for s in result.per_sentence]
         return _emit_json(out, args)
     if args.per_sentence:
         for s in result.per_sentence:
-            print(f"sentence {s.index}\tmatched {s.matched:g}\tgold {s.gold:g}\tpredicted {s.predicted:g}")
+            name = f"predicted sentence {s.index} (ID {s.id})" if s.status == "not_in_gold" else f"sentence {s.index}"
+            status = "" if s.status == "scored" else "\t" + s.status.replace("_", " ")
+            print(f"{name}\tmatched {s.matched:g}\tgold {s.gold:g}\tpredicted {s.predicted:g}{status}")
+    _print_sentences(result.sentence_counts())
     print(f"P {result.precision:.5f}  R {result.recall:.5f}  F1 {result.f1:.5f}  "
           f"(matched {result.matched:g} / gold {result.gold:g} / predicted {result.predicted:g})  {signature}")
-    for reason, n in {**result.skip_counts(), **result.problem_counts()}.items():
-        print(f"pyfn: warning: {n} {reason}", file=sys.stderr)
+    for line in result.warnings():
+        print(f"pyfn: warning: {line}", file=sys.stderr)
     return 0
+
+
+def _print_sentences(counts: dict[str, int]) -> None:
+    """One line: gold sentences scored, left without a prediction, and predicted sentences outside gold."""
+    skipped = f", {counts['no_gold_points']} worth no points (skipped)" if counts.get("no_gold_points") else ""
+    print(f"sentences: {counts['gold']} gold: {counts['scored']} scored{skipped}, {counts['missing']} without a "
+          f"prediction and {counts['text_differs']} with another predicted text (counted as missed); "
+          f"{counts['not_in_gold']} predicted sentences not in gold")
 
 
 def _heads(path: Path) -> list[list[int]]:
@@ -523,27 +538,32 @@ def _emit_json(obj: dict, args: argparse.Namespace) -> int:
 def _score_frameid(args: argparse.Namespace) -> int:
 
     from pyfn.errors import ProblemLog  # noqa: PLC0415
-    from pyfn.formats import semeval  # noqa: PLC0415
-    from pyfn.scoring.frameid import frame_id_accuracy, read_lu_frames  # noqa: PLC0415
-    from pyfn.scoring.signature import file_tag  # noqa: PLC0415
+    from pyfn.scoring.frameid import frame_id_files, read_lu_frames  # noqa: PLC0415
+    from pyfn.scoring.signature import frameid_signature  # noqa: PLC0415
 
     if not args.lu_frames:
         raise UsageError("--mode frameid needs --lu-frames lu_frames.tsv (from `pyfn generate`)")
     log = ProblemLog(strict=args.strict)
-    gold = list(semeval.read(Path(args.gold), log=log))
-    pred = list(semeval.read(Path(args.pred), log=log))
-    result = frame_id_accuracy(gold, pred, read_lu_frames(Path(args.lu_frames)), log=log, where=args.pred)
-    signature = (f"frameid|gold:{file_tag(Path(args.gold))}|lex:{file_tag(Path(args.lu_frames))}|"
-                 f"v:{__version__}")
+    result = frame_id_files(Path(args.gold), Path(args.pred), read_lu_frames(Path(args.lu_frames)), log=log)
+    signature = frameid_signature(Path(args.gold), Path(args.lu_frames))
     rows = {"total": result.total, "ambiguous": result.ambiguous, "no_lex": result.no_lex}
+    assert result.pairing is not None
+    counts = result.pairing.counts()
     if args.json or args.output:
         return _emit_json({
             name: {"accuracy": acc.accuracy, "correct": acc.correct, "n": acc.n, "wilson_low": acc.low,
                    "wilson_high": acc.high} for name, acc in rows.items()
-        } | {"signature": signature, "problems": log.counts()}, args)
+        } | {"signature": signature, "sentences": counts, "unaligned_predictions": result.unaligned_predictions,
+             "problems": log.counts()}, args)
+    _print_sentences(counts)
     for name, acc in rows.items():
         print(f"{name:9} {acc.accuracy:.4f}  ({acc.correct}/{acc.n}; 95% Wilson {acc.low:.4f}-{acc.high:.4f})")
     print(signature)
+    for line in result.warnings():
+        print(f"pyfn: warning: {line}", file=sys.stderr)
+    if result.unaligned_predictions:
+        print(f"pyfn: warning: {result.unaligned_predictions} predicted annotation sets answer no gold target "
+              "(another target, or a sentence that pairs with no gold sentence)", file=sys.stderr)
     return 0
 
 
@@ -554,7 +574,9 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
         description=(
             "Score every PRED against GOLD and test every pair (delta = later - earlier system): paired "
             "bootstrap with its interval and approximate randomization on F1 at sentence level, or McNemar "
-            "mid-p on frame-identification decisions (--mode frameid); Bonferroni and Holm corrections over pairs."
+            "mid-p on frame-identification decisions (--mode frameid); Bonferroni and Holm corrections over pairs. "
+            "Refuses files that do not pair (by sentence ID and text) with the same gold sentences, or that hold "
+            "sentences outside gold."
         ),
         epilog=EPILOG,
     )
@@ -572,34 +594,44 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from pyfn.scoring.compare import compare_f1, compare_frame_id  # noqa: PLC0415
+    from pyfn.scoring.compare import compare_f1, compare_frame_id, coverage_note  # noqa: PLC0415
     from pyfn.scoring.frameid import read_lu_frames  # noqa: PLC0415
+    from pyfn.scoring.signature import frameid_signature, score_signature  # noqa: PLC0415
 
     if len(args.preds) < 2:
         raise UsageError("compare needs at least two prediction files")
+    preds = [Path(p) for p in args.preds]
     if args.mode == "frameid":
         if not args.lu_frames:
             raise UsageError("--mode frameid needs --lu-frames lu_frames.tsv")
-        results, pairs = compare_frame_id(Path(args.gold), [Path(p) for p in args.preds],
-                                          lu_frames=read_lu_frames(Path(args.lu_frames)))
+        results, pairs = compare_frame_id(Path(args.gold), preds, lu_frames=read_lu_frames(Path(args.lu_frames)))
+        signature = frameid_signature(Path(args.gold), Path(args.lu_frames))
         for pred, res in zip(args.preds, results):
-            print(f"{pred}: accuracy {res.total.accuracy:.4f} (95% Wilson {res.total.low:.4f}-{res.total.high:.4f})")
+            print(f"{pred}: accuracy {res.total.accuracy:.4f} (95% Wilson {res.total.low:.4f}-{res.total.high:.4f})  "
+                  f"{signature}")
+            _warn_coverage(coverage_note(res))
     else:
-        lexicon, _ = _scorer_lexicon(args)
+        lexicon, rel = _scorer_lexicon(args)
         scores, intervals, pairs = compare_f1(
-            Path(args.gold), [Path(p) for p in args.preds], lexicon=lexicon, mode=args.mode, exact=args.exact,
+            Path(args.gold), preds, lexicon=lexicon, mode=args.mode, exact=args.exact,
             corrected=args.corrected, n_samples=args.samples, seed=args.seed,
         )
         for result, interval in zip(scores, intervals):
             print(f"{interval['system']}: F1 {result.f1:.5f} (95% bootstrap {interval['low']:.5f}-"
-                  f"{interval['high']:.5f}) [{result.variant}]")
+                  f"{interval['high']:.5f})  {score_signature(result.variant, Path(args.gold), rel)}")
+            _warn_coverage(coverage_note(result))
     for pair in pairs:
         ci = f" 95% CI [{pair.ci_low:+.5f}, {pair.ci_high:+.5f}]" if pair.ci_low is not None else ""
-        ar = f"; bootstrap p (B better) {pair.p_bootstrap:.4f}" if pair.p_bootstrap is not None else ""
+        ar = f"; bootstrap p ({pair.b} better) {pair.p_bootstrap:.4f}" if pair.p_bootstrap is not None else ""
         print(f"{pair.b} - {pair.a}: {pair.delta:+.5f}{ci}; {pair.test} p {pair.p_value:.4f}{ar}; "
               f"Bonferroni {pair.p_bonferroni:.4f}; Holm {pair.p_holm:.4f}")
     print(f"samples {args.samples}, seed {args.seed}")
     return 0
+
+
+def _warn_coverage(note: str) -> None:
+    if note:
+        print(f"pyfn: warning: {note}", file=sys.stderr)
 
 
 def _add_check_release(sub: argparse._SubParsersAction) -> None:

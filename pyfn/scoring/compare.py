@@ -1,4 +1,11 @@
-"""Compare several systems on one gold file: score differences, intervals, corrected p-values."""
+"""Compare several systems on one gold file: score differences, intervals, corrected p-values.
+
+The prediction files must pair with the same gold sentences
+(:mod:`pyfn.scoring.pairing`) and hold no sentence outside gold; otherwise the
+comparison is refused, naming each file and what it lacks. Gold sentences that
+every file lacks count as missed in every score, and :func:`coverage_note`
+says so beside each.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,9 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from pyfn.errors import ProblemLog
-from pyfn.formats import semeval as semeval_xml
-from pyfn.scoring.frameid import frame_id_accuracy
+from pyfn.errors import ProblemLog, PyfnError
+from pyfn.scoring.frameid import FrameIdScore, frame_id_files
+from pyfn.scoring.pairing import examples, read_file
 from pyfn.scoring.relations import ScorerLexicon
 from pyfn.scoring.semeval import Score, score
 from pyfn.scoring.stats import (
@@ -39,16 +46,61 @@ class PairComparison:
     p_bootstrap: float | None = None
 
 
+@dataclass(frozen=True)
+class Coverage:
+    """Which gold sentences a prediction file left without a paired prediction, and its sentences outside gold."""
+
+    gold: int
+    uncovered: tuple[str, ...]
+    outside: tuple[str, ...]
+
+
+def coverage(result: Score | FrameIdScore) -> Coverage:
+    """The gold sentence IDs a score's prediction did not cover (none, or another text) and its IDs not in gold."""
+    if isinstance(result, Score):
+        uncovered = tuple(s.id for s in result.per_sentence if s.status in ("missing", "text_differs"))
+        outside = tuple(s.id for s in result.per_sentence if s.status == "not_in_gold")
+        return Coverage(result.sentence_counts()["gold"], uncovered, outside)
+    pairing = result.pairing
+    assert pairing is not None
+    uncovered = tuple(key for g, key in enumerate(pairing.gold_keys) if g not in pairing.covered)
+    return Coverage(len(pairing.gold_keys), uncovered, tuple(pairing.pred_keys[p] for p in pairing.not_in_gold))
+
+
+def check_coverage(preds: Sequence[Path], results: Sequence[Score | FrameIdScore]) -> None:
+    """Refuse (:class:`PyfnError`) files holding sentences outside gold, or covering different gold sentences."""
+    covers = [coverage(r) for r in results]
+    for pred, cover in zip(preds, covers):
+        if cover.outside:
+            raise PyfnError(f"{pred}: {len(cover.outside)} predicted sentences have an ID that no gold sentence has "
+                            f"({examples(cover.outside)}); compare needs predictions of the gold sentences only")
+    if len({c.uncovered for c in covers}) > 1:
+        each = ", ".join(f"{pred} lacks {len(c.uncovered)}" + (f" ({examples(c.uncovered)})" if c.uncovered else "")
+                         for pred, c in zip(preds, covers))
+        raise PyfnError(f"the prediction files do not cover the same gold sentences (of {covers[0].gold}): {each}; "
+                        "give every file a predicted sentence, with the gold ID and text, for the same gold sentences "
+                        "(an empty <annotationSets/> where nothing is predicted)")
+
+
+def coverage_note(result: Score | FrameIdScore) -> str:
+    """``""``, or what every compared file lacks: gold sentences without a prediction, counted as missed."""
+    cover = coverage(result)
+    if not cover.uncovered:
+        return ""
+    return (f"no file has a prediction for {len(cover.uncovered)} of {cover.gold} gold sentences "
+            f"({examples(cover.uncovered)}): counted as missed")
+
+
 def sentence_points(result: Score) -> dict[int, Point]:
-    """Per-sentence (matched, gold, predicted) keyed by gold sentence position."""
-    return {s.index: (s.matched, s.gold, s.predicted) for s in result.per_sentence}
+    """Per gold sentence (matched, gold, predicted), keyed by its position (sentences outside gold left out)."""
+    return {s.index: (s.matched, s.gold, s.predicted) for s in result.per_sentence if s.status != "not_in_gold"}
 
 
 def compare_f1(
     gold: Path, preds: Sequence[Path], *, lexicon: ScorerLexicon, mode: str = "semeval", exact: bool = False,
     corrected: bool = False, n_samples: int = 1000, seed: int = 0,
 ) -> tuple[list[Score], list[dict], list[PairComparison]]:
-    """Score every prediction file, then test every pair on the sentences scored in both.
+    """Score every prediction file, check they cover the same gold sentences, then test every pair.
 
     Returns the scores, each system's bootstrap F1 interval, and the pairwise
     comparisons: the paired-bootstrap interval of delta = B - A (and its
@@ -56,6 +108,7 @@ def compare_f1(
     p-value, which the Bonferroni and Holm corrections over the pairs adjust.
     """
     scores = [score(gold, pred, lexicon=lexicon, mode=mode, exact=exact, corrected=corrected) for pred in preds]
+    check_coverage(preds, scores)
     points = [sentence_points(s) for s in scores]
     intervals = []
     for pred, pts in zip(preds, points):
@@ -76,13 +129,12 @@ def compare_f1(
 
 def compare_frame_id(
     gold: Path, preds: Sequence[Path], *, lu_frames: dict[str, frozenset[str]]
-) -> tuple[list, list[PairComparison]]:
-    """Frame-identification accuracy of every system and McNemar mid-p tests between pairs."""
-    gold_sets = list(semeval_xml.read(gold, log=ProblemLog()))
-    results = [
-        frame_id_accuracy(gold_sets, list(semeval_xml.read(pred, log=ProblemLog())), lu_frames, where=str(pred))
-        for pred in preds
-    ]
+) -> tuple[list[FrameIdScore], list[PairComparison]]:
+    """Frame-identification accuracy of every system (checked as :func:`compare_f1` checks them) and
+    McNemar mid-p tests between pairs."""
+    gold_doc = read_file(gold, ProblemLog())
+    results = [frame_id_files(gold_doc, pred, lu_frames, log=ProblemLog()) for pred in preds]
+    check_coverage(preds, results)
     pairs = []
     for i, j in combinations(range(len(preds)), 2):
         test = mcnemar(results[i].correct_vector, results[j].correct_vector)

@@ -23,6 +23,12 @@ kept), so predicting many frames for one target earns nothing. Predictions at a
 key with no gold set (extra targets, or a sentence whose text differs from
 gold) are counted in ``unaligned_predictions``.
 
+Files (:func:`frame_id_files`) pair sentences first, by SemEval sentence ID
+checked by text, as the SemEval scorer does (:mod:`pyfn.scoring.pairing`): the
+sets of a predicted sentence that pairs with no gold sentence are unaligned
+predictions, and every target of a gold sentence without a predicted sentence
+is wrong. The score's ``pairing`` tells which sentences did not pair.
+
 Unlike SimpleFrameId's ``Score(skip_unknown_frames=True)``, gold targets whose
 frame never occurs in the lexicon are counted unless ``skip_unseen_frames``.
 """
@@ -31,12 +37,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pyfn.errors import ProblemLog, PyfnError
 from pyfn.formats.base import sentence_string
 from pyfn.model import AnnotationSet, Span
+from pyfn.scoring.pairing import Doc, Pairing, pair, read_file, sentence_warnings
 from pyfn.scoring.stats import wilson_interval
 
 Lexicon = Mapping[str, frozenset[str]]
@@ -115,11 +122,24 @@ class FrameIdScore:
     duplicate_predictions: int
     skipped_unseen_frames: int
     confidence: float
+    pairing: Pairing | None = None
+    """How the sentences of the two files paired (:func:`frame_id_files`; None for sets in memory)."""
 
     @property
     def correct_vector(self) -> tuple[bool, ...]:
         """Correct/incorrect per gold target, in gold order: the paired vector for McNemar."""
         return tuple(d.correct for d in self.decisions)
+
+    def warnings(self) -> list[str]:
+        """Gold sentences without a prediction and predicted sentences outside gold, in words."""
+        if self.pairing is None:
+            return []
+        pairing = self.pairing
+        return sentence_warnings(
+            len(pairing.gold_keys), [pairing.gold_keys[g] for g in pairing.missing],
+            [pairing.gold_keys[g] for g in sorted(pairing.text_differs)],
+            [pairing.pred_keys[p] for p in pairing.not_in_gold], "every target of theirs counts as wrong",
+            "annotation sets count as unaligned predictions")
 
 
 def _key(aset: AnnotationSet) -> Key:
@@ -208,6 +228,29 @@ def frame_id_accuracy(
         skipped_unseen_frames=skipped,
         confidence=confidence,
     )
+
+
+def frame_id_files(
+    gold: Path | Doc, pred: Path, lexicon: Lexicon, *, log: ProblemLog | None = None,
+    skip_unseen_frames: bool = False, confidence: float = 0.95,
+) -> FrameIdScore:
+    """Score a predicted SemEval XML file against a gold one, sentences paired by ID and text first.
+
+    ``gold`` is a path or the :class:`~pyfn.scoring.pairing.Doc` read from one
+    (to score several predictions against one gold file). Malformed sentences
+    and sets of either file go to ``log`` (a strict log raises), as do
+    duplicate predictions. Decisions follow the gold file's order.
+    """
+    log = log if log is not None else ProblemLog()
+    gold_doc = gold if isinstance(gold, Doc) else read_file(gold, log)
+    pred_doc = read_file(pred, log)
+    pairing = pair(gold_doc.sentences, pred_doc.sentences)
+    paired = {p for g in pairing.covered if (p := pairing.pred_of[g]) is not None}
+    aligned = [aset for p in sorted(paired) for aset in pred_doc.sets[p]]
+    outside = sum(len(sets) for p, sets in enumerate(pred_doc.sets) if p not in paired)
+    result = frame_id_accuracy([aset for sets in gold_doc.sets for aset in sets], aligned, lexicon, log=log,
+                               where=str(pred), skip_unseen_frames=skip_unseen_frames, confidence=confidence)
+    return replace(result, unaligned_predictions=result.unaligned_predictions + outside, pairing=pairing)
 
 
 def _assign(gold_frames: list[str], pred_frames: list[str]) -> list[str | None]:

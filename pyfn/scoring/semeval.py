@@ -23,16 +23,30 @@ total: the earlier set's FEs can never be matched. That is why gold scored
 against itself gives less than 1 (FN 1.5 test: 10061.5/10066.0 = 0.99955). FEs
 are keyed by (target span, frame), a later set with the same target and frame
 replacing the earlier one. FE labels of one name in a layer are one FE with a
-discontinuous span; every ``Path`` piece is an FE of its own. Sentences are
-aligned by ordinal position in the two files; a gold sentence is skipped when
-the prediction has no sentence there (or an empty one), when its gold is worth
-no points (not in ``argsonly``), or when the two texts differ. Where the
+discontinuous span; every ``Path`` piece is an FE of its own. A gold sentence
+worth no points (not in ``argsonly``) is skipped, so predictions on it cost
+nothing, as in the script. These quirks are recorded in :attr:`Score.notes`,
+not as problems: they are how the script scores, not bad input. Where the
 script pairs several gold and predicted labels of one span in Perl's
 randomised hash order (partial credit only), this module takes gold labels in
 sorted order, each taking the exact predicted label if still free, otherwise
 the closest related free one (first in sorted order among equals): that is one
 of the orders Perl may draw, so the numbers are the script's whenever the
 script's own numbers do not depend on the draw.
+
+Sentences (where pyfn departs from the script). The script pairs sentences by
+ordinal position and skips a gold sentence that has no predicted sentence there
+or whose predicted text differs, so a file missing sentences scores *higher*
+(FORMATS.md §5.2). pyfn pairs them by SemEval sentence ID, checked by text
+(:mod:`pyfn.scoring.pairing`), and scores every gold sentence: one with no
+predicted sentence of its ID, or with one of another text, counts all its gold
+points as missed; the points of a predicted sentence whose ID is not in gold,
+or whose text differs from its gold sentence, count as predicted (wrong). A
+prediction file holding exactly the gold sentences, with their texts, in any
+order, gets the numbers the script gives on it in gold order.
+:attr:`Score.per_sentence` holds one :class:`SentenceScore` per gold sentence
+scored or missed and per predicted sentence outside gold, its ``status`` saying
+which.
 
 ``corrected=True``: frames are keyed by (target span, frame), so sets sharing
 a target are all scored (gold against itself gives 1.0); a set repeating the
@@ -58,24 +72,21 @@ sentence *i* is the *i*-th ``sentence`` element of the file) or annotation sets
 in memory (sentences in :class:`~pyfn.formats.base.SentenceTable` order, sets in
 :func:`~pyfn.formats.base.ordered` order, as :func:`pyfn.formats.semeval.write`
 would write them; predicted sets are aligned to gold sentences by sentence
-string). Malformed or unplaceable sets are skipped and reported in
-:attr:`Score.problems`, skipped sentences in :attr:`Score.skipped`.
+string, a gold sentence without predicted sets being an empty prediction).
+Malformed sets are skipped and reported in :attr:`Score.problems`, gold
+sentences worth no points in :attr:`Score.skipped`.
 """
 
 from __future__ import annotations
 
-import io
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lxml import etree
-
 from pyfn.errors import Problem, ProblemLog, PyfnError, UsageError
-from pyfn.formats import semeval as semeval_xml
 from pyfn.formats.base import SentenceTable, ordered, sentence_string
-from pyfn.model import AnnotationSet, Sentence, tokens
+from pyfn.model import AnnotationSet, tokens
+from pyfn.scoring.pairing import Doc, pair, read_file, sentence_warnings
 from pyfn.scoring.relations import FE, ScorerLexicon
 
 MODES = ("semeval", "frames", "argsonly")
@@ -83,25 +94,32 @@ SPAN_MATCHES = ("exact", "overlap", "head")
 LINK_WEIGHT = 0.8
 """Share of the points kept per relation crossed."""
 _POINTS = {"semeval": (1.0, 1.0, 0.5), "frames": (1.0, 0.0, 0.0), "argsonly": (0.0, 1.0, 0.5)}
-_ID = re.compile(r"0|[1-9][0-9]*")
 
 Pieces = tuple[tuple[int, int], ...]
 """A span as the script keys it: its pieces, sorted."""
 
 
+STATUSES = ("scored", "missing", "text_differs", "not_in_gold")
+"""A :class:`SentenceScore`'s status: gold and predicted sentence paired; gold sentence without a
+predicted sentence of its ID; paired by ID but texts differ; predicted sentence whose ID is not in gold."""
+
+
 @dataclass(frozen=True)
 class SentenceScore:
-    """Points of one scored sentence; ``index`` is its position in the gold file."""
+    """Points of one sentence: ``index`` is its position in the gold file (``not_in_gold``: in the
+    predicted file), ``id`` its SemEval sentence ID, ``status`` one of :data:`STATUSES`."""
 
     index: int
     matched: float
     gold: float
     predicted: float
+    status: str = "scored"
+    id: str = ""
 
 
 @dataclass(frozen=True)
 class Skip:
-    """A gold sentence (or a predicted one beyond the gold file) left out of the score."""
+    """A gold sentence left out of the score (worth no points in the mode, as in the script)."""
 
     index: int
     reason: str
@@ -122,6 +140,7 @@ class Score:
     span_match: str = "exact"
     skipped: tuple[Skip, ...] = ()
     problems: tuple[Problem, ...] = ()
+    notes: tuple[Problem, ...] = ()
 
     @property
     def precision(self) -> float:
@@ -151,6 +170,10 @@ class Score:
         """Problems by reason (``gold:…`` / ``pred:…``), sorted."""
         return ProblemLog(problems=list(self.problems)).counts()
 
+    def note_counts(self) -> dict[str, int]:
+        """The script's quirks met (``gold:…`` / ``pred:…``), by reason, sorted."""
+        return ProblemLog(problems=list(self.notes)).counts()
+
     def skip_counts(self) -> dict[str, int]:
         """Skipped sentences by reason, sorted."""
         counts: dict[str, int] = {}
@@ -158,16 +181,27 @@ class Score:
             counts[skip.reason] = counts.get(skip.reason, 0) + 1
         return dict(sorted(counts.items()))
 
+    def sentence_counts(self) -> dict[str, int]:
+        """Gold sentences in the file, by :data:`STATUSES` and ``no_gold_points`` (skipped)."""
+        counts = dict.fromkeys(STATUSES, 0)
+        for s in self.per_sentence:
+            counts[s.status] += 1
+        counts["no_gold_points"] = len(self.skipped)
+        return {"gold": len(self.skipped) + sum(counts[s] for s in STATUSES[:3]), **counts}
+
+    def warnings(self) -> list[str]:
+        """What a user must know about this score, in words: unpaired sentences, problems, quirks met."""
+        ids = {status: [s.id for s in self.per_sentence if s.status == status] for status in STATUSES}
+        out = sentence_warnings(self.sentence_counts()["gold"], ids["missing"], ids["text_differs"],
+                                ids["not_in_gold"], "every frame and FE of theirs counts as missed",
+                                "points count as predictions that match nothing")
+        for reason, n in self.problem_counts().items():
+            first = next(p for p in self.problems if p.reason == reason)
+            out.append(f"{n} {reason}, e.g. {first.message}")
+        return out + _note_lines(self.notes)
+
 
 # --------------------------------------------------------------------------- sentences as the script sees them
-
-
-@dataclass
-class _Doc:
-    """One side of the comparison: sentence texts by position and their sets."""
-
-    texts: list[str | None]
-    sets: list[list[AnnotationSet]]
 
 
 @dataclass
@@ -183,6 +217,30 @@ class _Features:
         )
 
 
+_NOTES = {
+    "same_target_replaces": "share their target with an earlier set of their sentence but have another frame: "
+                            "as the Perl script does, only the later frame is scored, and the earlier set's FEs "
+                            "still count but can never match (--corrected scores both sets)",
+    "duplicate_set_replaces": "repeat the target and frame of an earlier set of their sentence: as the Perl "
+                              "script does, the later set's FEs replace the earlier set's",
+    "duplicate_set": "repeat the target and frame of an earlier set of their sentence: not scored a second time",
+}
+
+
+def _note_lines(notes: Sequence[Problem]) -> list[str]:
+    """One sentence per quirk met, with the gold and predicted counts and a first example."""
+    out = []
+    for reason, text in _NOTES.items():
+        sides = {side: [n for n in notes if n.reason == f"{side}:{reason}"] for side in ("gold", "pred")}
+        if not any(sides.values()):
+            continue
+        counts = " and ".join(f"{len(found)} {'predicted' if side == 'pred' else 'gold'}"
+                              for side, found in sides.items() if found)
+        first = next(found[0] for found in sides.values() if found)
+        out.append(f"{counts} annotation sets {text}; first: {first.where}")
+    return out
+
+
 class _Builder:
     """Turns sets into :class:`_Features` under the chosen mode and variant."""
 
@@ -194,7 +252,9 @@ class _Builder:
     def fe_points(self, frame: str, fe: str) -> float:
         return self.core_points if (frame, fe) in self.core else self.noncore_points
 
-    def features(self, sets: Iterable[AnnotationSet], side: str, where: str, log: ProblemLog) -> _Features:
+    def features(self, sets: Iterable[AnnotationSet], side: str, where: str, log: ProblemLog,
+                 notes: ProblemLog) -> _Features:
+        """Frames and FEs of one sentence; bad sets go to ``log``, the script's quirks to ``notes``."""
         out = _Features()
         for aset in sets:
             frame = aset.frame_name
@@ -207,7 +267,7 @@ class _Builder:
             key = (target, frame)
             if self.corrected:
                 if frame in out.frames.get(target, {}):
-                    log.add(f"{side}:duplicate_set", set_where,
+                    notes.add(f"{side}:duplicate_set", set_where,
                             f"{set_where}: same target and frame as an earlier set; set skipped")
                     continue
                 out.frames.setdefault(target, {})[frame] = self.frame_points
@@ -215,9 +275,9 @@ class _Builder:
                 earlier = out.frames.get(target)
                 if earlier is not None:
                     reason = "duplicate_set_replaces" if frame in earlier else "same_target_replaces"
-                    log.add(f"{side}:{reason}", set_where,
-                            f"{set_where}: same target as an earlier set ({', '.join(earlier)}); "
-                            "it replaces that frame, as the script does")
+                    notes.add(f"{side}:{reason}", set_where,
+                              f"{set_where}: same target as an earlier set ({', '.join(earlier)}); "
+                              "it replaces that frame, as the script does")
                 out.frames[target] = {frame: self.frame_points}
             if len(targets) > 1:
                 log.add(f"{side}:several_target_layers", set_where,
@@ -439,83 +499,43 @@ class SpanFactor:
 # --------------------------------------------------------------------------- inputs
 
 
-def _sentence_elements(path: Path) -> list[tuple[str | None, str]]:
-    """``(ID attribute, text)`` of every ``sentence`` element, in file order (the reader's positions)."""
-    out: list[tuple[str | None, str]] = []
-    parser = etree.iterparse(io.BytesIO(Path(path).read_bytes()), events=("end",), tag="{*}sentence",
-                             resolve_entities=False, no_network=True, load_dtd=False, remove_comments=True,
-                             remove_pis=True)
-    for _, elem in parser:
-        text = next((c.text or "" for c in elem.iterchildren("{*}text")), "")
-        out.append((elem.get("ID"), text))
-        elem.clear()
-    return out
-
-
-def _read_file(path: Path, side: str, log: ProblemLog) -> _Doc:
-    """Sets of a SemEval XML file placed at their sentence's position.
-
-    The reader numbers a sentence by its integer ``ID`` or else its position;
-    the sets it yields for one sentence share one :class:`Sentence`, so each
-    such group is placed at the first position after the previous group whose
-    ``ID`` rule and text agree with it.
-    """
+def _read_file(path: Path, side: str, log: ProblemLog) -> Doc:
+    """The file's sentences and sets, the reader's problems logged under ``side``."""
     inner = ProblemLog(strict=log.strict)
-    sets = list(semeval_xml.read(path, log=inner))
+    doc = read_file(path, inner)
     for problem in inner.problems:
         log.add(f"{side}:{problem.reason}", problem.where, problem.message)
-    elements = _sentence_elements(path)
-    texts: list[str | None] = [text or None for _, text in elements]
-    placed: list[list[AnnotationSet]] = [[] for _ in elements]
-    position = -1
-    current: Sentence | None = None
-    for aset in sets:
-        if aset.sentence is not current:
-            current = aset.sentence
-            position += 1
-            while position < len(elements) and not _same(elements[position], position, current):
-                position += 1
-            if position == len(elements):
-                raise PyfnError(f"{path}: cannot place the sets of sentence {current.id} (internal error)")
-        placed[position].append(aset)
-    return _Doc(texts, placed)
+    return doc
 
 
-def _same(element: tuple[str | None, str], position: int, sentence: Sentence) -> bool:
-    sid, text = element
-    number = int(sid) if sid is not None and _ID.fullmatch(sid) else position
-    return number == sentence.id and text == sentence.text
-
-
-def _gold_sets(sets: Sequence[AnnotationSet]) -> _Doc:
+def _gold_sets(sets: Sequence[AnnotationSet]) -> Doc:
     strings = SentenceTable.of(sets).strings
     index = {s: i for i, s in enumerate(strings)}
     placed: list[list[AnnotationSet]] = [[] for _ in strings]
     for aset in ordered(sets):
         placed[index[sentence_string(aset.sentence.text)]].append(aset)
-    return _Doc(list(strings), placed)
+    return Doc([(str(i), text) for i, text in enumerate(strings)], placed)
 
 
-def _pred_sets(sets: Sequence[AnnotationSet], gold: _Doc, log: ProblemLog) -> _Doc:
-    index: dict[str, int] = {}
-    for i, text in enumerate(gold.texts):
-        if text is not None:
-            index.setdefault(sentence_string(text), i)
-    placed: list[list[AnnotationSet]] = [[] for _ in gold.texts]
+def _pred_sets(sets: Sequence[AnnotationSet], gold: Doc) -> Doc:
+    """Predicted sets at the gold sentence of their sentence string; other strings become sentences not in gold."""
+    index = {sentence_string(text): i for i, (_, text) in reversed(list(enumerate(gold.sentences)))}
+    sentences = list(gold.sentences)
+    placed: list[list[AnnotationSet]] = [[] for _ in sentences]
     for aset in ordered(sets):
-        position = index.get(sentence_string(aset.sentence.text))
-        if position is None:
-            where = f"predicted set {aset.id} (sentence {aset.sentence.id})"
-            log.add("pred:unknown_sentence", where, f"{where}: its sentence is not in gold; set skipped")
-            continue
-        placed[position].append(aset)
-    return _Doc(list(gold.texts), placed)
+        string = sentence_string(aset.sentence.text)
+        if string not in index:
+            index[string] = len(sentences)
+            sentences.append((f"{aset.sentence.id} (not in gold)", aset.sentence.text))
+            placed.append([])
+        placed[index[string]].append(aset)
+    return Doc(sentences, placed)
 
 
-def _valid(sets: list[AnnotationSet], text: str | None, side: str, where: str, log: ProblemLog) -> list[AnnotationSet]:
+def _valid(sets: list[AnnotationSet], text: str, side: str, where: str, log: ProblemLog) -> list[AnnotationSet]:
     """In-memory sets checked as the file reader checks them (frame name, offsets inside the text)."""
     out = []
-    length = len(text or "")
+    length = len(text)
     for aset in sets:
         set_where = f"{where}, annotation set {aset.id}"
         if not aset.frame_name:
@@ -547,8 +567,9 @@ def score(
     """Score ``pred`` against ``gold`` as the SemEval-2007 Perl scorer does (see the module docstring).
 
     Files are SemEval XML paths; sequences are annotation sets in memory.
-    ``strict`` raises :class:`PyfnError` at the first malformed or unplaceable
-    set instead of skipping and reporting it. ``span_match`` ``overlap`` or
+    ``strict`` raises :class:`PyfnError` at the first malformed set instead of
+    skipping and reporting it (the script's quirks in :attr:`Score.notes` never
+    raise). ``span_match`` ``overlap`` or
     ``head`` gives partial credit to overlapping FE spans (``head`` needs
     ``parses``: per gold sentence, the 1-based head of each whitespace token).
     """
@@ -558,41 +579,43 @@ def score(
         raise UsageError(f"unknown span match {span_match!r} (known: {', '.join(SPAN_MATCHES)})")
     if span_match == "head" and parses is None:
         raise UsageError("span match 'head' needs a dependency parse of the gold sentences (--parse FILE)")
-    log = ProblemLog(strict=strict)
+    log, notes = ProblemLog(strict=strict), ProblemLog()
     gold_doc = _read_file(Path(gold), "gold", log) if isinstance(gold, (str, Path)) else _gold_sets(gold)
-    if isinstance(pred, (str, Path)):
-        pred_doc = _read_file(Path(pred), "pred", log)
-    else:
-        pred_doc = _pred_sets(pred, gold_doc, log)
+    pred_doc = _read_file(Path(pred), "pred", log) if isinstance(pred, (str, Path)) else _pred_sets(pred, gold_doc)
     if parses is not None:
         _check_parses(parses, gold_doc)
+    pairing = pair(gold_doc.sentences, pred_doc.sentences)
     builder = _Builder(lexicon, mode, corrected)
     matcher = _Matcher(lexicon, exact, corrected)
+
+    def features(doc: Doc, position: int, side: str) -> _Features:
+        key, text = doc.sentences[position]
+        where = f"{'gold' if side == 'gold' else 'predicted'} sentence {position}" + (
+            f" (ID {key})" if key != str(position) else "")
+        return builder.features(_valid(doc.sets[position], text, side, where, log), side, where, log, notes)
+
     per_sentence: list[SentenceScore] = []
     skipped: list[Skip] = []
-    for index, gold_text in enumerate(gold_doc.texts):
-        pred_text = pred_doc.texts[index] if index < len(pred_doc.texts) else None
-        if pred_text is None:
-            skipped.append(Skip(index, "missing", "no predicted sentence at this position (or its text is empty)"))
-            continue
-        gold_sets = _valid(gold_doc.sets[index], gold_text, "gold", f"gold sentence {index}", log)
-        gold_features = builder.features(gold_sets, "gold", f"gold sentence {index}", log)
+    for index, (key, gold_text) in enumerate(gold_doc.sentences):
+        gold_features = features(gold_doc, index, "gold")
         gold_points = gold_features.points()
-        if gold_points == 0 and mode != "argsonly":
+        position = pairing.pred_of[index]
+        if position is None:
+            per_sentence.append(SentenceScore(index, 0.0, gold_points, 0.0, "missing", key))
+        elif index in pairing.text_differs:
+            pred_points = features(pred_doc, position, "pred").points()
+            per_sentence.append(SentenceScore(index, 0.0, gold_points, pred_points, "text_differs", key))
+        elif gold_points == 0 and mode != "argsonly":
             skipped.append(Skip(index, "no_gold_points", "gold is worth no points in this mode"))
-            continue
-        if pred_text != gold_text:
-            skipped.append(Skip(index, "text_differs", f"gold {gold_text!r} vs predicted {pred_text!r}"))
-            continue
-        pred_sets = _valid(pred_doc.sets[index], pred_text, "pred", f"predicted sentence {index}", log)
-        pred_features = builder.features(pred_sets, "pred", f"predicted sentence {index}", log)
-        if span_match != "exact":
-            matcher.span = SpanFactor(span_match, gold_text or "", parses[index] if parses is not None else None)
-        per_sentence.append(
-            SentenceScore(index, matcher.sentence(gold_features, pred_features), gold_points, pred_features.points())
-        )
-    for index in range(len(gold_doc.texts), len(pred_doc.texts)):
-        skipped.append(Skip(index, "not_in_gold", "predicted sentence beyond the last gold sentence; ignored"))
+        else:
+            pred_features = features(pred_doc, position, "pred")
+            if span_match != "exact":
+                matcher.span = SpanFactor(span_match, gold_text, parses[index] if parses is not None else None)
+            per_sentence.append(SentenceScore(index, matcher.sentence(gold_features, pred_features), gold_points,
+                                              pred_features.points(), "scored", key))
+    for position in pairing.not_in_gold:
+        per_sentence.append(SentenceScore(position, 0.0, 0.0, features(pred_doc, position, "pred").points(),
+                                          "not_in_gold", pred_doc.sentences[position][0]))
     return Score(
         matched=sum(s.matched for s in per_sentence),
         gold=sum(s.gold for s in per_sentence),
@@ -603,16 +626,17 @@ def score(
         per_sentence=tuple(per_sentence),
         skipped=tuple(skipped),
         problems=tuple(log.problems),
+        notes=tuple(notes.problems),
         span_match=span_match,
     )
 
 
-def _check_parses(parses: Sequence[Sequence[int]], gold: _Doc) -> None:
+def _check_parses(parses: Sequence[Sequence[int]], gold: Doc) -> None:
     """One head list per gold sentence, one head per whitespace token, or an error naming the sentence."""
-    if len(parses) != len(gold.texts):
-        raise PyfnError(f"the parse has {len(parses)} sentences, the gold file {len(gold.texts)}")
-    for index, (heads, text) in enumerate(zip(parses, gold.texts)):
-        n = len(tokens(text or ""))
+    if len(parses) != len(gold.sentences):
+        raise PyfnError(f"the parse has {len(parses)} sentences, the gold file {len(gold.sentences)}")
+    for index, (heads, (_, text)) in enumerate(zip(parses, gold.sentences)):
+        n = len(tokens(text))
         if len(heads) != n or any(h is None or not 0 <= h <= n for h in heads):
             raise PyfnError(f"gold sentence {index}: the parse has {len(heads)} heads for {n} tokens "
                             "(or a head out of range); parse and gold do not align")

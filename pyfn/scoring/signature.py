@@ -16,3 +16,8 @@ def file_tag(path: Path, length: int = 6) -> str:
 def score_signature(variant: str, gold: Path, relations: str) -> str:
     """``mode|exact-or-partial|faithful-or-corrected|gold:HASH|rel:SOURCE|v:VERSION``."""
     return f"{variant}|gold:{file_tag(gold)}|rel:{relations}|v:{__version__}"
+
+
+def frameid_signature(gold: Path, lu_frames: Path) -> str:
+    """``frameid|gold:HASH|lex:HASH|v:VERSION``."""
+    return f"frameid|gold:{file_tag(gold)}|lex:{file_tag(lu_frames)}|v:{__version__}"

@@ -205,6 +205,30 @@ def test_topic_scores_feed_compare_runs(root, tmp_path, capsys):
     assert result["signature"].startswith("repro|topics:sentence|n_sys:2|")
 
 
+def test_topics_score_a_gold_sentence_without_prediction_as_zero(root, tmp_path):
+    from lxml import etree
+
+    from pyfn.xp.topics import topic_scores
+
+    folder = _make(root, systems=EXTERNAL)
+    layout = Layout(folder)
+    xp.run(folder, main, step="data")
+    xp.run(folder, main, step="lexicon")
+    tree = etree.parse(str(layout.data / "test.gold.xml"))
+    sentences = tree.getroot().find(".//sentences")
+    for sentence in list(sentences)[:6]:  # the first 6 predicted sentences moved to the end, the last 4 deleted
+        sentences.remove(sentence)
+        sentences.append(sentence)
+    for sentence in list(sentences)[2:6]:
+        sentences.remove(sentence)
+    (tmp_path / "ext").mkdir()
+    tree.write(str(tmp_path / "ext" / "test.predicted.xml"), xml_declaration=True, encoding="UTF-8")
+    xp.run(folder, main, step="score", system="ext", predictions=tmp_path / "ext")
+    topics = topic_scores(folder)["ext"]
+    assert len(topics) == 18 and [t for t, v in topics.items() if v == 0.0] == [f"s{i}" for i in range(8, 12)]
+    assert all(v == 1.0 for t, v in topics.items() if t not in {"s8", "s9", "s10", "s11"})
+
+
 STUDY = '''
 [[system]]
 name = "mff"
