@@ -72,6 +72,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress messages")
 
 
+def _model(p: argparse.ArgumentParser) -> None:
+    """Options naming a model of a run folder (train, decode)."""
+    _common(p)
+    p.add_argument("--run", required=True, help="a prepared run folder")
+    p.add_argument("--stage", required=True, choices=sesame.STAGES, help="frameid or argid")
+    p.add_argument("--model", help="model name, under RUN/logs/ (default: the stage)")
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add the ``open-sesame`` sub-command to a ``pyfn`` sub-parser set."""
     p = sub.add_parser(
@@ -101,19 +109,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                          "(default: --source; e.g. `pyfn generate`'s fn_train for a train-only lexicon)")
     prepare.set_defaults(func=_prepare)
     train = actions.add_parser("train", help="train a model (resumes from its last saved model)")
-    _common(train)
-    train.add_argument("--run", required=True, help="a prepared run folder")
-    train.add_argument("--stage", required=True, choices=sesame.STAGES, help="frameid or argid")
-    train.add_argument("--model", help="model name, under RUN/logs/ (default: the stage)")
+    _model(train)
     train.add_argument("--config", help="Open-SESAME configuration JSON: the budget (epochs, patience, dev "
                        "evaluation interval) and sizes (default: pyfn's resources/parsers/open-sesame-STAGE.json)")
     train.add_argument("--seed", type=int, default=1, help="DyNet's and Python's seed (default 1)")
     train.set_defaults(func=_train)
     decode = actions.add_parser("decode", help="decode dev/test with gold targets (frameid) or given frames (argid)")
-    _common(decode)
-    decode.add_argument("--run", required=True, help="a prepared run folder")
-    decode.add_argument("--stage", required=True, choices=sesame.STAGES, help="frameid or argid")
-    decode.add_argument("--model", help="model name (default: the stage)")
+    _model(decode)
     decode.add_argument("--splits", nargs="+", default=["test"], choices=["dev", "test"], help="default: test")
     decode.add_argument("--output", required=True, help="folder for {split}.bios, {split}.sentences and "
                         "Open-SESAME's own evaluation")
