@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -26,13 +27,17 @@ from pyfn.scoring.semeval import score
 
 
 @pytest.fixture(scope="module")
-def dirs(fn15, spacy_model, tmp_path_factory):
-    """DATA (jsonl, SemEval gold, spaCy CoNLL-U) and LEX (train-only lexicon, scorer files) of FN 1.5."""
+def dirs(fn15_std, fn15_lexicon, spacy_model, tmp_path_factory):
+    """DATA (jsonl, SemEval gold, spaCy CoNLL-U) and LEX (train-only lexicon, scorer files) of FN 1.5.
+
+    DATA is the session's ``pyfn convert --to jsonl semeval conllu --exclude-frames 398`` copied, then
+    ``pyfn preprocess --tool spacy`` (what ``convert --preprocess spacy`` does after writing); LEX is
+    the session's ``pyfn generate --exclude-frames 398`` (read only).
+    """
     root = tmp_path_factory.mktemp("baselines_fn15")
-    data, lex = root / "data", root / "lex"
-    assert main(["convert", "--source", str(fn15), "--target", str(data), "--to", "jsonl", "semeval", "conllu",
-                 "--exclude-frames", "398", "--preprocess", "spacy", "--no-cache", "--quiet"]) == 0
-    assert main(["generate", "--source", str(fn15), "--target", str(lex), "--exclude-frames", "398", "--quiet"]) == 0
+    data, lex = root / "data", fn15_lexicon.dir
+    shutil.copytree(fn15_std.dir, data)
+    assert main(["preprocess", "--input", str(data), "--tool", "spacy", "--no-cache", "--quiet"]) == 0
     return root, data, lex
 
 

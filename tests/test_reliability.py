@@ -42,7 +42,7 @@ def _manifest_without_source(directory: Path) -> dict:
     return manifest
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # session: the tests of this module may run apart (conftest.SPREAD)
 def reference(fn15, tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("reference")
     subprocess.run(_cli(fn15, target, "--jobs", "1"), check=True, env={**os.environ, "PYTHONHASHSEED": "0"})
