@@ -17,6 +17,7 @@ absent, failed in CI):
 - ``fn15_lexicon``: ``pyfn generate --exclude-frames 398`` of FN 1.5 (the
   train-only lexicon and the scorer's ``frames.xml`` / ``frRelations.xml``):
   ``.dir`` and ``.manifest``;
+- ``xp_001_run``: ``scripts/xp_001.sh`` run once (its folder and process);
 - ``fn17`` and ``fn17_train``: the FN 1.7 copy (one test document missing) and
   its train split converted with ``--allow-incomplete`` (``.dir``, ``.manifest``).
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,6 +174,40 @@ def fn15_lexicon(fn15, tmp_path_factory):
     lexicon.check_unchanged()
 
 
+def run_shipped_experiment(number: str, root: Path) -> subprocess.CompletedProcess:
+    """Run ``scripts/xp_NNN.sh`` in ``root``, a copy of the repository layout (the script and the
+    experiment's recipe and manifest), as from a fresh clone (its own preprocessing cache)."""
+    import shutil  # noqa: PLC0415
+
+    name = f"xp_{number}"
+    (root / "scripts").mkdir()
+    shutil.copy(REPO / "scripts" / f"{name}.sh", root / "scripts")
+    folder = root / "experiments" / name
+    folder.mkdir(parents=True)
+    for file in ("experiment.toml", "manifest.json"):
+        shutil.copy(REPO / "experiments" / name / file, folder)
+    env = {**os.environ, "PYFN_FN15": str(FN15), "PYFN_CACHE": str(root / "cache")}
+    return subprocess.run(["bash", str(root / "scripts" / f"{name}.sh")], cwd=root, env=env,
+                          capture_output=True, text=True)
+
+
+@pytest.fixture(scope="session")
+def xp_001_run(fn15, spacy_model, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """``scripts/xp_001.sh`` (FN 1.5: convert with spaCy, generate, the three baselines, scores,
+    ``pyfn verify``) run once: the copy of the repository it ran in (its outputs under
+    ``experiments/xp_001/work/``, read-only) and the finished process. tests/xp/test_shipped.py
+    checks the run; tests/test_baselines_fn15.py checks the baselines' results."""
+
+    def make(root: Path) -> None:
+        proc = run_shipped_experiment("001", root)
+        record = {"args": proc.args, "returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+        (root.parent / f"{root.name}.run.json").write_text(json.dumps(record), encoding="utf-8")
+
+    root = shared_folder(tmp_path_factory, "xp_001", make)
+    record = json.loads((root.parent / f"{root.name}.run.json").read_text(encoding="utf-8"))
+    return root, subprocess.CompletedProcess(**record)
+
+
 @pytest.fixture(scope="session")
 def fn17_train(fn17, tmp_path_factory):
     """The FN 1.7 copy's train split (fulltext), built with ``--allow-incomplete``, once."""
@@ -275,8 +311,7 @@ costly fixtures are session-scoped, so a worker never builds one twice). The tes
 module run in one worker, one after another, so that its module-scoped fixtures are built once."""
 
 HEAVY_FIRST = (
-    "tests/xp/test_shipped.py::test_xp_001_script_runs_and_verifies",
-    "tests/test_baselines_fn15.py",
+    "xp_001",
     "tests/test_fn15.py::test_published_fulltext_plus_exemplar_counts",
     "tests/test_lexicon_fn15.py",
     "tests/test_fn15.py::test_random_split_same_guarantees",
@@ -288,9 +323,24 @@ HEAVY_FIRST = (
 first, so that the run does not end on one of them alone. Other units keep collection order."""
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist's loadgroup/loadscope scheduling would start the units with the most tests first;
+    # keep the order made below (longest first) instead.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+TOGETHER = {
+    "tests/xp/test_shipped.py::test_xp_001_script_runs_and_verifies": "xp_001",
+    "tests/test_baselines_fn15.py": "xp_001",
+}
+"""Tests or modules that share a costly session fixture, run in one worker (here ``xp_001_run``)."""
+
+
 def _unit(item: pytest.Item) -> str:
     path = item.nodeid.split("::", 1)[0]
-    return item.nodeid if path in SPREAD else path
+    unit = item.nodeid if path in SPREAD else path
+    return TOGETHER.get(unit, unit)
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
