@@ -1,11 +1,41 @@
-"""Shared fixtures: the real FN 1.5 release (PYFN_FN15) and small FrameNet XML builders."""
+"""Shared fixtures: the real FN 1.5 release (PYFN_FN15), built once per test session, and small FrameNet XML builders.
+
+Session fixtures on the real releases (each built once per test session, the
+folders once for all pytest-xdist workers of a run; skipped when the release is
+absent, failed in CI):
+
+- ``fn15``: path of the FN 1.5 zip; ``fn15_release``: it opened (a read-only
+  :class:`~pyfn.framenet.release.Release`);
+- ``fn15_std``: FN 1.5 converted once, as ``pyfn convert --to jsonl semeval
+  conllu --exclude-frames 398`` writes it (standard split, every split, no
+  preprocessing): ``.dir`` (``{train,dev,test}.jsonl``, ``{split}.sentences``,
+  ``{split}.conllu``, ``{dev,test}.gold.xml``, ``manifest.json``) and
+  ``.manifest`` (a fresh copy at each access);
+- ``fn15_sets``: the annotation sets of that conversion, ``{split: tuple}``, in
+  output order (what ``build_splits`` gives for the same options);
+- ``fn15_frames``: every frame of the release by name;
+- ``fn15_lexicon``: ``pyfn generate --exclude-frames 398`` of FN 1.5 (the
+  train-only lexicon and the scorer's ``frames.xml`` / ``frRelations.xml``):
+  ``.dir`` and ``.manifest``;
+- ``xp_001_run``: ``scripts/xp_001.sh`` run once (its folder and process);
+- ``fn17`` and ``fn17_train``: the FN 1.7 copy (one test document missing) and
+  its train split converted with ``--allow-incomplete`` (``.dir``, ``.manifest``).
+
+The shared folders are read-only for tests: copy one (``shutil.copytree``)
+before changing anything in it. At the end of the session every file is
+checked against the hashes its manifest recorded, so a test that writes into a
+shared folder fails there.
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -36,6 +66,157 @@ def fn15() -> Path:
 def fn17() -> Path:
     """The FrameNet 1.7 copy with one test document missing."""
     return _release(FN17, "PYFN_FN17")
+
+
+FN15_EXCLUDED = frozenset({398})
+"""Frame 398 (``Test35``), excluded by the published FN 1.5 counts."""
+FN15_STD_FORMATS = ("jsonl", "semeval", "conllu")
+"""The formats of ``fn15_std`` (``--to``)."""
+
+
+@dataclass(frozen=True)
+class Converted:
+    """A conversion shared by the session: its folder (read-only) and its manifest."""
+
+    dir: Path
+
+    @property
+    def manifest(self) -> dict:
+        """``manifest.json``, read anew at each access (the caller may change its copy)."""
+        return json.loads((self.dir / "manifest.json").read_text(encoding="utf-8"))
+
+    def check_unchanged(self) -> None:
+        """Fail when a file the conversion wrote was changed or removed since."""
+        from pyfn.fileio import sha256_file  # noqa: PLC0415
+
+        changed = [name for name, digest in self.manifest["outputs"].items()
+                   if not (self.dir / name).is_file() or sha256_file(self.dir / name) != digest]
+        assert not changed, f"a test changed the shared conversion {self.dir}: {changed} (copy it first)"
+
+
+def shared_folder(tmp_path_factory, name: str, make: Callable[[Path], object]) -> Path:
+    """A folder that ``make(folder)`` fills once per test session.
+
+    Under pytest-xdist the workers of one run share it: the first to need it
+    makes it while holding a lock, the others wait for it and reuse it. Alone,
+    it is a fresh temporary folder.
+    """
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.mktemp(name)
+        make(folder)
+        return folder
+    import fcntl  # noqa: PLC0415 - xdist workers run on POSIX here
+    import shutil  # noqa: PLC0415
+
+    root = tmp_path_factory.getbasetemp().parent  # one per run, shared by its workers
+    folder, done = root / name, root / f"{name}.done"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a worker that failed half-way
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
+
+
+def _shared_conversion(tmp_path_factory, name: str, source: Path, **kwargs):
+    from pyfn.convert import convert  # noqa: PLC0415
+
+    converted = Converted(shared_folder(tmp_path_factory, name, lambda target: convert(source, target, **kwargs)))
+    yield converted
+    converted.check_unchanged()
+
+
+@pytest.fixture(scope="session")
+def fn15_release(fn15):
+    """The FN 1.5 release, opened once (readers only: share it, do not change it)."""
+    from pyfn.framenet import open_release  # noqa: PLC0415
+
+    return open_release(fn15)
+
+
+@pytest.fixture(scope="session")
+def fn15_std(fn15, tmp_path_factory):
+    """FN 1.5, standard split, frame 398 excluded, every split, as JSONL, SemEval gold XML and
+    CoNLL-U (``pyfn convert --to jsonl semeval conllu --exclude-frames 398``), converted once."""
+    from pyfn.splits.builder import BuildOptions  # noqa: PLC0415
+
+    yield from _shared_conversion(tmp_path_factory, "fn15_std", fn15, to=list(FN15_STD_FORMATS),
+                                  options=BuildOptions(exclude_frames=FN15_EXCLUDED))
+
+
+@pytest.fixture(scope="session")
+def fn15_sets(fn15_std) -> Mapping[str, Sequence[AnnotationSet]]:
+    """The annotation sets of ``fn15_std``, per split, in output order (frozen: share them freely)."""
+    from pyfn.formats import jsonl  # noqa: PLC0415
+
+    return {split: tuple(jsonl.read(fn15_std.dir / f"{split}.jsonl")) for split in ("train", "dev", "test")}
+
+
+@pytest.fixture(scope="session")
+def fn15_frames(fn15_release) -> Mapping[str, object]:
+    """Every frame of FN 1.5 (``frame/*.xml``) by name."""
+    from pyfn.framenet.lexicon import read_frame  # noqa: PLC0415
+
+    return {f.name: f for f in (read_frame(fn15_release.read(p), p) for p in fn15_release.list("frame"))}
+
+
+@pytest.fixture(scope="session")
+def fn15_lexicon(fn15, tmp_path_factory):
+    """``pyfn generate --source FN15 --exclude-frames 398``, once: ``.dir`` (read-only) and ``.manifest``."""
+    from pyfn.cli import main  # noqa: PLC0415
+
+    def generate(target: Path) -> None:
+        assert main(["generate", "--source", str(fn15), "--target", str(target), "--exclude-frames", "398",
+                     "--quiet"]) == 0
+
+    lexicon = Converted(shared_folder(tmp_path_factory, "fn15_lexicon", generate))
+    yield lexicon
+    lexicon.check_unchanged()
+
+
+def run_shipped_experiment(number: str, root: Path) -> subprocess.CompletedProcess:
+    """Run ``scripts/xp_NNN.sh`` in ``root``, a copy of the repository layout (the script and the
+    experiment's recipe and manifest), as from a fresh clone (its own preprocessing cache)."""
+    import shutil  # noqa: PLC0415
+
+    name = f"xp_{number}"
+    (root / "scripts").mkdir()
+    shutil.copy(REPO / "scripts" / f"{name}.sh", root / "scripts")
+    folder = root / "experiments" / name
+    folder.mkdir(parents=True)
+    for file in ("experiment.toml", "manifest.json"):
+        shutil.copy(REPO / "experiments" / name / file, folder)
+    env = {**os.environ, "PYFN_FN15": str(FN15), "PYFN_CACHE": str(root / "cache")}
+    return subprocess.run(["bash", str(root / "scripts" / f"{name}.sh")], cwd=root, env=env,
+                          capture_output=True, text=True)
+
+
+@pytest.fixture(scope="session")
+def xp_001_run(fn15, spacy_model, tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """``scripts/xp_001.sh`` (FN 1.5: convert with spaCy, generate, the three baselines, scores,
+    ``pyfn verify``) run once: the copy of the repository it ran in (its outputs under
+    ``experiments/xp_001/work/``, read-only) and the finished process. tests/xp/test_shipped.py
+    checks the run; tests/test_baselines_fn15.py checks the baselines' results."""
+
+    def make(root: Path) -> None:
+        proc = run_shipped_experiment("001", root)
+        record = {"args": proc.args, "returncode": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+        (root.parent / f"{root.name}.run.json").write_text(json.dumps(record), encoding="utf-8")
+
+    root = shared_folder(tmp_path_factory, "xp_001", make)
+    record = json.loads((root.parent / f"{root.name}.run.json").read_text(encoding="utf-8"))
+    return root, subprocess.CompletedProcess(**record)
+
+
+@pytest.fixture(scope="session")
+def fn17_train(fn17, tmp_path_factory):
+    """The FN 1.7 copy's train split (fulltext), built with ``--allow-incomplete``, once."""
+    from pyfn.splits.builder import BuildOptions  # noqa: PLC0415
+
+    yield from _shared_conversion(tmp_path_factory, "fn17_train", fn17,
+                                  options=BuildOptions(splits=("train",), allow_incomplete=True))
 
 
 def make_set(
@@ -139,6 +320,58 @@ def ctrl_c():
         os.killpg(proc.pid, signal.SIGINT)
 
     return press
+
+
+# --------------------------------------------------------------------------- scheduling (pytest-xdist)
+
+SPREAD = frozenset({"tests/test_fn15.py", "tests/test_reliability.py", "tests/xp/test_shipped.py", "tests/xp/test_xp.py"})
+"""Modules of independent heavy tests, which ``--dist loadgroup`` may spread over workers (their
+costly fixtures are session-scoped, so a worker never builds one twice). The tests of every other
+module run in one worker, one after another, so that its module-scoped fixtures are built once."""
+
+HEAVY_FIRST = (
+    "xp_001",
+    "tests/test_fn15.py::test_published_fulltext_plus_exemplar_counts",
+    "tests/test_lexicon_fn15.py",
+    "tests/test_fn15.py::test_random_split_same_guarantees",
+    "tests/test_reliability.py::test_same_bytes_across_hash_seeds_jobs_and_zip_or_directory",
+    "tests/xp/test_shipped.py::test_xp_000_script_runs_and_verifies",
+    "tests/test_semafor.py",
+)
+"""Work units (a module, or a test of a SPREAD module) that take longest, longest first: started
+first, so that the run does not end on one of them alone. Other units keep collection order."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist's loadgroup/loadscope scheduling would start the units with the most tests first;
+    # keep the order made below (longest first) instead.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+TOGETHER = {
+    "tests/xp/test_shipped.py::test_xp_001_script_runs_and_verifies": "xp_001",
+    "tests/test_baselines_fn15.py": "xp_001",
+}
+"""Tests or modules that share a costly session fixture, run in one worker (here ``xp_001_run``)."""
+
+
+def _unit(item: pytest.Item) -> str:
+    path = item.nodeid.split("::", 1)[0]
+    unit = item.nodeid if path in SPREAD else path
+    return TOGETHER.get(unit, unit)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Longest work units first; with ``--dist loadgroup``, one worker per module outside SPREAD."""
+    rank = {unit: i for i, unit in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(_unit(item), len(rank)))  # stable: modules stay together
+    if getattr(config.option, "loadgroup", False):  # set by pytest-xdist for --dist loadgroup
+        for item in items:
+            unit = _unit(item)
+            if unit != item.nodeid and item.get_closest_marker("xdist_group") is None:
+                item.add_marker(pytest.mark.xdist_group(unit))
 
 
 # CI runs the property tests on a fixed set of examples, so that a run is reproducible; locally they draw

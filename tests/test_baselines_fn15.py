@@ -12,54 +12,78 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import need_sklearn
 
 from pyfn.baselines.command import add_parser
-from pyfn.cli import main
 from pyfn.errors import ProblemLog
 from pyfn.formats import semeval
 from pyfn.scoring.frameid import frame_id_accuracy, read_lu_frames
 from pyfn.scoring.relations import ScorerLexicon
 from pyfn.scoring.semeval import score
 
+WORK = Path("experiments", "xp_001", "work")
+"""Where scripts/xp_001.sh leaves its outputs, relative to the folder it ran in (its working directory)."""
+
 
 @pytest.fixture(scope="module")
-def dirs(fn15, spacy_model, tmp_path_factory):
-    """DATA (jsonl, SemEval gold, spaCy CoNLL-U) and LEX (train-only lexicon, scorer files) of FN 1.5."""
-    root = tmp_path_factory.mktemp("baselines_fn15")
-    data, lex = root / "data", root / "lex"
-    assert main(["convert", "--source", str(fn15), "--target", str(data), "--to", "jsonl", "semeval", "conllu",
-                 "--exclude-frames", "398", "--preprocess", "spacy", "--no-cache", "--quiet"]) == 0
-    assert main(["generate", "--source", str(fn15), "--target", str(lex), "--exclude-frames", "398", "--quiet"]) == 0
-    return root, data, lex
+def dirs(xp_001_run, tmp_path_factory):
+    """OUT (a folder for this module's own runs), DATA (jsonl, SemEval gold, spaCy CoNLL-U) and LEX
+    (train-only lexicon, scorer files) of FN 1.5.
+
+    DATA and LEX are those of scripts/xp_001.sh (``pyfn convert ... --preprocess spacy``, ``pyfn
+    generate``), run once per session (``xp_001_run``, which tests/xp/test_shipped.py checks); so are
+    the three baselines' outputs below. Read only.
+    """
+    root, _ = xp_001_run
+    return tmp_path_factory.mktemp("baselines_fn15"), root / WORK / "data", root / WORK / "lexicon"
+
+
+def _as_the_script_ran(data: Path) -> tuple[Path, list[str]]:
+    """The script's working directory and its ``--data DATA --lexicon LEX`` arguments (relative
+    paths: a baseline's manifest records them, so a rerun must give the same ones)."""
+    cwd = data.parents[len(WORK.parts)]
+    return cwd, ["--data", str(WORK / "data"), "--lexicon", str(WORK / "lexicon"), "--splits", "dev", "test"]
 
 
 def baseline(dirs, name, out, *extra):
-    root, data, lex = dirs
+    """Run baseline ``name`` as scripts/xp_001.sh does, writing to ``OUT/out``."""
+    root, data, _ = dirs
+    cwd, inputs = _as_the_script_ran(data)
     p = argparse.ArgumentParser(prog="pyfn")
     add_parser(p.add_subparsers())
-    args = p.parse_args(["baseline", name, "--data", str(data), "--lexicon", str(lex), "--target",
-                         str(root / out), "--quiet", *extra])
-    assert args.func(args) == 0
+    args = p.parse_args(["baseline", name, *inputs, "--target", str(root / out), "--quiet", *extra])
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        assert args.func(args) == 0
+    finally:
+        os.chdir(before)
     return root / out
+
+
+def script_output(dirs, name):
+    """The output folder of system ``name`` in the xp_001 run."""
+    _, data, _ = dirs
+    return data.parent / "systems" / name
 
 
 @pytest.fixture(scope="module")
 def mff(dirs):
-    return baseline(dirs, "frameid-mff", "mff")
+    return script_output(dirs, "mff")
 
 
 @pytest.fixture(scope="module")
 def logreg(dirs):
     need_sklearn()
-    return baseline(dirs, "frameid-logreg", "logreg")
+    return script_output(dirs, "logreg")
 
 
 @pytest.fixture(scope="module")
 def deppath(dirs):
-    return baseline(dirs, "args-deppath", "deppath")
+    return script_output(dirs, "deppath")
 
 
 def frame_id(dirs, out, split):
@@ -114,13 +138,14 @@ def test_logreg_beats_mff(dirs, mff, logreg):
 def test_args_deppath_is_deterministic_whatever_the_hash_seed(dirs, deppath):
     """A second run, in another process with another PYTHONHASHSEED, writes the same bytes (the counting
     model keys dictionaries by strings; frameid-logreg's check is in test_baselines.py)."""
-    root, data, lex = dirs
+    root, data, _ = dirs
     out = root / "deppath-again"
+    cwd, inputs = _as_the_script_ran(data)
     code = ("import argparse, sys; from pyfn.baselines.command import add_parser; p = argparse.ArgumentParser(); "
             "add_parser(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    subprocess.run([sys.executable, "-c", code, "baseline", "args-deppath", "--data", str(data), "--lexicon",
-                    str(lex), "--target", str(out), "--quiet"], check=True, env=env)
+    subprocess.run([sys.executable, "-c", code, "baseline", "args-deppath", *inputs, "--target", str(out), "--quiet"],
+                   check=True, env=env, cwd=cwd)
     for name in ("dev.predicted.xml", "test.predicted.xml", "manifest.json"):
         assert (out / name).read_bytes() == (deppath / name).read_bytes()
 

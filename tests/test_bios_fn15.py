@@ -6,24 +6,16 @@ import pytest
 
 from pyfn.errors import ProblemLog
 from pyfn.fileio import write_lines
-from pyfn.formats import bios, jsonl
+from pyfn.formats import bios
 from pyfn.formats.base import Losses, SentenceTable, ordered, token_view
-from pyfn.framenet import open_release
-from pyfn.framenet.lexicon import read_frame
-from pyfn.splits.builder import BuildOptions, build_splits
-from pyfn.splits.definitions import standard_split
 
 SPLITS = ("train", "dev", "test")
 
 
 @pytest.fixture(scope="module")
-def fn15_data(fn15):
-    """FN 1.5 fulltext sets per split (Test35 excluded) and every frame by name."""
-    release = open_release(fn15)
-    result = build_splits(release, standard_split("1.5"), BuildOptions(exclude_frames=frozenset({398})))
-    sets = {name: [jsonl.loads(line) for line in result.splits[name].lines] for name in SPLITS}
-    frames = {f.name: f for f in (read_frame(release.read(p), p) for p in release.list("frame"))}
-    return sets, frames
+def fn15_data(fn15_sets, fn15_frames):
+    """FN 1.5 fulltext sets per split (Test35 excluded) and every frame by name (built once per session)."""
+    return fn15_sets, fn15_frames
 
 
 @pytest.fixture(scope="module")

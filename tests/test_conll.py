@@ -247,8 +247,9 @@ def test_round_trip_property(tmp_path_factory, texts, dialect):
 
 
 @pytest.fixture(scope="module")
-def fn15_splits(fn15):
-    return build(fn15, "1.5", exclude_frames=frozenset({398}), splits=("dev", "test"))
+def fn15_splits(fn15_sets):
+    """FN 1.5 dev and test (standard split, Test35 excluded), built once per session."""
+    return {name: fn15_sets[name] for name in ("dev", "test")}
 
 
 @pytest.mark.parametrize("dialect", WRITERS)

@@ -5,6 +5,8 @@ import zipfile
 
 import pytest
 
+from conftest import FN15_STD_FORMATS
+
 from pyfn.convert import SplitSpec, convert
 from pyfn.formats import jsonl
 from pyfn.splits.builder import BuildOptions
@@ -18,9 +20,9 @@ def _hashes(path):
 
 
 @pytest.fixture(scope="module")
-def ft(fn15, tmp_path_factory):
-    target = tmp_path_factory.mktemp("ft")
-    return target, convert(fn15, target, options=BuildOptions(exclude_frames=EXCL))
+def ft(fn15_std):
+    """The session's FN 1.5 conversion (standard split, frame 398 excluded): folder and manifest."""
+    return fn15_std.dir, fn15_std.manifest
 
 
 def test_published_fulltext_counts(ft):
@@ -59,7 +61,8 @@ def test_directory_source_equals_zip_source(fn15, ft, tmp_path):
     with zipfile.ZipFile(fn15) as zf:
         members = [n for n in zf.namelist() if "/fulltext/" in n or n.endswith("README.txt")]
         zf.extractall(tmp_path / "dir", members)
-    manifest = convert(tmp_path / "dir" / "fndata-1.5", tmp_path / "out", options=BuildOptions(exclude_frames=EXCL))
+    manifest = convert(tmp_path / "dir" / "fndata-1.5", tmp_path / "out", to=list(FN15_STD_FORMATS),
+                       options=BuildOptions(exclude_frames=EXCL))
     zipped = ft[1]
     assert manifest["release"]["fingerprint"] == zipped["release"]["fingerprint"]
     assert manifest["outputs"] == zipped["outputs"]
@@ -76,12 +79,12 @@ def test_random_split_same_guarantees(fn15, tmp_path):
     assert not train & dev and not train & test and not dev & test
 
 
-def test_fn17_missing_test_document_is_refused(fn17, tmp_path):
+def test_fn17_missing_test_document_is_refused(fn17, fn17_train, tmp_path):
     from pyfn.errors import PyfnError
 
     with pytest.raises(PyfnError, match="ANC__WhereToHongKong.xml"):
         convert(fn17, tmp_path / "x", options=BuildOptions(splits=("train",)))
-    manifest = convert(fn17, tmp_path / "y", options=BuildOptions(splits=("train",), allow_incomplete=True))
+    manifest = fn17_train.manifest  # convert(fn17, ..., splits=("train",), allow_incomplete=True)
     assert manifest["split_definition"]["standard"] is False
     assert manifest["split_definition"]["missing_documents"] == ["ANC__WhereToHongKong.xml"]
     assert "split:std-2017-incomplete" in manifest["signature"]

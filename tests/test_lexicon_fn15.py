@@ -5,7 +5,6 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pyfn.formats import jsonl
-from pyfn.framenet import open_release
 from pyfn.lexicon import generate
 from pyfn.splits.builder import BuildOptions, build_splits
 from pyfn.splits.definitions import standard_split
@@ -19,13 +18,8 @@ def _splits(release, **options):
 
 
 @pytest.fixture(scope="module")
-def fn15_release(fn15):
-    return open_release(fn15)
-
-
-@pytest.fixture(scope="module")
-def lexicon(fn15_release, tmp_path_factory):
-    splits = _splits(fn15_release, exclude_frames=frozenset({398}))
+def lexicon(fn15_release, fn15_sets, tmp_path_factory):
+    splits = fn15_sets  # the standard split, frame 398 excluded, built once per session
     target = tmp_path_factory.mktemp("lexicon")
     return target, splits, generate(fn15_release, splits["train"], target)
 

@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import shared_folder
 
 from pyfn.convert import convert
 from pyfn.errors import PyfnError
@@ -42,11 +43,14 @@ def _manifest_without_source(directory: Path) -> dict:
     return manifest
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # session: the tests of this module may run apart (conftest.SPREAD)
 def reference(fn15, tmp_path_factory) -> Path:
-    target = tmp_path_factory.mktemp("reference")
-    subprocess.run(_cli(fn15, target, "--jobs", "1"), check=True, env={**os.environ, "PYTHONHASHSEED": "0"})
-    return target
+    """The reference run (read only), made once for every worker of the session."""
+
+    def make(target: Path) -> None:
+        subprocess.run(_cli(fn15, target, "--jobs", "1"), check=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+
+    return shared_folder(tmp_path_factory, "reliability_reference", make)
 
 
 def test_same_bytes_across_hash_seeds_jobs_and_zip_or_directory(fn15, reference, tmp_path):

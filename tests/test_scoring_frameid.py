@@ -129,15 +129,8 @@ def test_read_lu_frames(tmp_path: Path) -> None:
         read_lu_frames(tmp_path / "absent.tsv")
 
 
-def test_fn15_gold_against_itself(fn15: Path, tmp_path: Path) -> None:
-    from pyfn.formats import jsonl
-    from pyfn.framenet import open_release
-    from pyfn.splits.builder import BuildOptions, build_splits
-    from pyfn.splits.definitions import standard_split
-
-    res = build_splits(open_release(fn15), standard_split("1.5"), BuildOptions(exclude_frames=frozenset({398})))
-    train = [jsonl.loads(line) for line in res.splits["train"].lines]
-    test = [jsonl.loads(line) for line in res.splits["test"].lines]
+def test_fn15_gold_against_itself(fn15_sets, tmp_path: Path) -> None:
+    train, test = fn15_sets["train"], fn15_sets["test"]  # standard split, Test35 excluded
     path = tmp_path / "lu_frames.tsv"
     write_lines(path, table_lines(lu_frames(TrainInventory.of(train)), "\t", "lu_frames.tsv"))
     lexicon = read_lu_frames(path)

@@ -9,8 +9,6 @@ on exactly these files (written by :func:`write_case`). The reference cases in
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -335,13 +333,9 @@ def test_max_assignment_is_optimal(weights: list[list[float | None]]) -> None:
 
 
 @pytest.fixture(scope="module")
-def fn15_scoring(fn15: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ScorerLexicon]:
-    out = tmp_path_factory.mktemp("fn15_scoring")
-    subprocess.run([sys.executable, "-m", "pyfn", "convert", "--source", str(fn15), "--to", "semeval",
-                    "--target", str(out), "--exclude-frames", "398"], check=True, capture_output=True)
-    from pyfn.framenet import open_release
-
-    return out / "test.gold.xml", ScorerLexicon.from_release(open_release(fn15))
+def fn15_scoring(fn15_std, fn15_release) -> tuple[Path, ScorerLexicon]:
+    """FN 1.5 test gold (``pyfn convert --to semeval --exclude-frames 398``) and the release's scorer lexicon."""
+    return fn15_std.dir / "test.gold.xml", ScorerLexicon.from_release(fn15_release)
 
 
 def test_fn15_gold_self_score(fn15_scoring) -> None:
@@ -355,11 +349,10 @@ def test_fn15_gold_self_score(fn15_scoring) -> None:
     assert corrected.f1 == 1.0 and corrected.gold == 10070.0 and corrected.problems == ()
 
 
-def test_fn15_release_lexicon_equals_scorer_files(fn15: Path, fn15_scoring, tmp_path: Path) -> None:
+def test_fn15_release_lexicon_equals_scorer_files(fn15_lexicon, fn15_scoring) -> None:
     _, from_release = fn15_scoring
-    subprocess.run([sys.executable, "-m", "pyfn", "generate", "--source", str(fn15), "--target", str(tmp_path),
-                    "--exclude-frames", "398"], check=True, capture_output=True)
-    from_files = ScorerLexicon.from_files(tmp_path / "frames.xml", tmp_path / "frRelations.xml")
+    lexicon = fn15_lexicon.dir  # pyfn generate --source FN15 --exclude-frames 398
+    from_files = ScorerLexicon.from_files(lexicon / "frames.xml", lexicon / "frRelations.xml")
     assert from_files.core == from_release.core and len(from_files.core) > 2900
     assert len(from_files.frames) == len(from_release.frames) and len(from_files.fes) == len(from_release.fes)
     for frame in ("Giving", "Commerce_pay", "Motion", "Event", "Killing"):

@@ -5,11 +5,8 @@ from collections import Counter
 import pytest
 
 from pyfn.errors import ProblemLog
-from pyfn.formats import jsonl, semafor
+from pyfn.formats import semafor
 from pyfn.formats.base import Losses, SentenceTable, ordered, token_view
-from pyfn.framenet import open_release
-from pyfn.splits.builder import BuildOptions, build_splits
-from pyfn.splits.definitions import standard_split
 
 # (split, frames_only) -> losses measured on FN 1.5 (one partial-token FE: "doin'" in "doin'tonight", test)
 CASES = {
@@ -19,12 +16,6 @@ CASES = {
     ("test", False): {"partial_token_fe": 1},
     ("test", True): {},
 }
-
-
-@pytest.fixture(scope="module")
-def fn15_sets(fn15):
-    result = build_splits(open_release(fn15), standard_split("1.5"), BuildOptions(exclude_frames=frozenset({398})))
-    return {name: [jsonl.loads(line) for line in split.lines] for name, split in result.splits.items()}
 
 
 @pytest.fixture(scope="module")

@@ -8,18 +8,15 @@ import pytest
 from lxml import etree
 
 from pyfn.errors import ProblemLog
-from pyfn.formats import jsonl, semeval
+from pyfn.formats import semeval
 from pyfn.formats.base import SentenceTable, ordered
-from pyfn.framenet import open_release
 from pyfn.model import Label, Layer, tokens
-from pyfn.splits.builder import BuildOptions, build_splits
-from pyfn.splits.definitions import standard_split
 
 
 @pytest.fixture(scope="module")
-def splits(fn15):
-    result = build_splits(open_release(fn15), standard_split("1.5"), BuildOptions(exclude_frames=frozenset({398})))
-    return {name: [jsonl.loads(line) for line in result.splits[name].lines] for name in ("dev", "test")}
+def splits(fn15_sets):
+    """FN 1.5 dev and test (standard split, Test35 excluded), built once per session."""
+    return {name: fn15_sets[name] for name in ("dev", "test")}
 
 
 def scored(aset, with_rank):

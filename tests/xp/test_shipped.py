@@ -10,28 +10,16 @@ no output, score or recipe may differ.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from conftest import run_shipped_experiment
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _run_script(number: str, tmp_path: Path) -> subprocess.CompletedProcess:
-    name = f"xp_{number}"
-    (tmp_path / "scripts").mkdir()
-    shutil.copy(REPO / "scripts" / f"{name}.sh", tmp_path / "scripts")
-    folder = tmp_path / "experiments" / name
-    folder.mkdir(parents=True)
-    for file in ("experiment.toml", "manifest.json"):
-        shutil.copy(REPO / "experiments" / name / file, folder)
-    env = {**os.environ, "PYFN_FN15": os.environ.get("PYFN_FN15", str(REPO.parent / "shared" / "data" / "fndata-1.5.zip")),
-           "PYFN_CACHE": str(tmp_path / "cache")}
-    return subprocess.run(["bash", str(tmp_path / "scripts" / f"{name}.sh")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True)
+    return run_shipped_experiment(number, tmp_path)
 
 
 def _check(proc: subprocess.CompletedProcess) -> None:
@@ -76,5 +64,5 @@ def test_xp_000_script_runs_and_verifies(tmp_path):
     _check(_run_script("000", tmp_path))
 
 
-def test_xp_001_script_runs_and_verifies(fn15, spacy_model, tmp_path):
-    _check(_run_script("001", tmp_path))
+def test_xp_001_script_runs_and_verifies(xp_001_run):
+    _check(xp_001_run[1])  # the run is shared with tests/test_baselines_fn15.py, which checks its baselines
