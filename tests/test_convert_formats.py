@@ -134,8 +134,9 @@ def test_generate_cli_on_the_sample(tmp_path):
 def test_a_format_that_would_write_nothing_is_refused_before_any_work(tmp_path, to):
     proc = run("convert", "--source", "sample", "--target", str(tmp_path / "o"), "--to", *to, "--splits", "train")
     assert proc.returncode == 2
-    assert proc.stderr.splitlines()[-1] == ("pyfn: error: --to semeval writes dev and test only, and this conversion "
-                                            "has train: add dev or test to --splits, or choose another --to format")
+    assert proc.stderr.splitlines()[-2:] == ["pyfn: error: --to semeval writes dev and test only, and this conversion "
+                                             "has train: add dev or test to --splits, or choose another --to format",
+                                             "try 'pyfn convert --help' for more"]
     assert not (tmp_path / "o").exists()
 
 

@@ -123,6 +123,8 @@ def own_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
     rows = []
     for system, files in manifest.get("own_evaluations", {}).items():
         for name, numbers in files.items():
+            if not numbers:  # a mode in which the parser prints no evaluation (e.g. Open-SESAME's predict)
+                continue
             flat = numbers if "f1" in numbers else {f"{k} {m}": v for k, sub in numbers.items() for m, v in sub.items()}
             rows.append((system, name, ", ".join(f"{k} {v:g}" for k, v in sorted(flat.items()))))
     return rows

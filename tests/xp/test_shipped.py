@@ -10,6 +10,7 @@ no output, score or recipe may differ.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
