@@ -18,10 +18,11 @@ def _splits(release, **options):
 
 
 @pytest.fixture(scope="module")
-def lexicon(fn15_release, fn15_sets, tmp_path_factory):
-    splits = fn15_sets  # the standard split, frame 398 excluded, built once per session
-    target = tmp_path_factory.mktemp("lexicon")
-    return target, splits, generate(fn15_release, splits["train"], target)
+def lexicon(fn15_lexicon, fn15_sets):
+    """``pyfn generate --exclude-frames 398`` (the session's, read only), the splits it was built from
+    (the standard split, frame 398 excluded) and the report of ``pyfn.lexicon.generate`` in its manifest.
+    ``test_pyfn13_hierarchy_counts`` calls ``generate`` itself."""
+    return fn15_lexicon.dir, fn15_sets, fn15_lexicon.manifest["lexicon"]
 
 
 def test_counts_train_versus_release(lexicon):
