@@ -390,7 +390,7 @@ def generate_lexicon(
             with_coretype=with_coretype,
         )
         outputs = {name: sha256_file(stage.path / name) for name in sorted(files_under(stage.path))}
-        check_frame_folder(target, [name for name in [*outputs, *previous] if name.startswith(f"{FN_TRAIN}/frame/")])
+        check_frame_folder(target, [name for name in [*outputs, *previous.outputs] if name.startswith(f"{FN_TRAIN}/frame/")])
         manifest = build_manifest(release, source_label or str(source), "lexicon", result, split, outputs)
         manifest["command"] = "generate"
         manifest["lexicon"] = report

@@ -5,10 +5,11 @@ writes (``pyfn convert --target``, ``pyfn generate --target``, and the folder
 ``pyfn preprocess --input`` updates in place):
 
 - :func:`check_target` runs before any work. It refuses a target that is, holds
-  or lies inside a folder the run reads, and one holding files that no earlier
-  pyfn manifest there lists, or that changed since pyfn wrote them (unless
-  ``force``: then a file of the same name as an output is overwritten and
-  every other one is left alone).
+  or lies inside a folder the run reads, and one holding outputs of an earlier
+  pyfn run that changed since pyfn wrote them (a rerun would replace or remove
+  them). Files no pyfn manifest there lists are the user's: they are left
+  alone, and :meth:`Stage.commit` refuses, before it changes anything, a run
+  that would replace one (unless ``force``).
 - The run writes into ``TARGET/.pyfn-stage.tmp`` (:func:`staged`). When it is
   complete, :meth:`Stage.commit` removes the old ``manifest.json``, renames the
   new files into place, removes the files the old manifest listed that this
@@ -105,16 +106,23 @@ def refusal(folder: Path, foreign: Sequence[str], changed: Sequence[str], more: 
                      "or pass --force to write there anyway (files of an output's name are overwritten)")
 
 
-def check_target(target: Path, *, sources: Iterable[Path] = (), force: bool = False) -> dict[str, str]:
-    """Refuse, before any work, a target this run may not write into (see the module's rules).
+@dataclass(frozen=True)
+class Previous:
+    """What a target holds before a run: the earlier pyfn run's outputs as it wrote them (``outputs``, which
+    a rerun replaces or removes) and the files that are not pyfn's (``foreign``, never replaced unless
+    ``force``)."""
 
-    Returns the outputs of an earlier pyfn run in ``target`` that are as it
-    wrote them: the files a rerun replaces or removes.
-    """
+    outputs: Mapping[str, str]
+    foreign: frozenset[str] = frozenset()
+    force: bool = False
+
+
+def check_target(target: Path, *, sources: Iterable[Path] = (), force: bool = False) -> Previous:
+    """Refuse, before any work, a target this run may not write into (see the module's rules)."""
     target = Path(target)
     check_apart(target, sources)
     if not target.exists():
-        return {}
+        return Previous({}, force=force)
     if not target.is_dir():
         raise PyfnError(f"{target}: not a directory; choose another target")
     listed = _listed(target)
@@ -131,11 +139,11 @@ def check_target(target: Path, *, sources: Iterable[Path] = (), force: bool = Fa
             changed.append(name)
         else:
             kept[name] = digest
-        if not force and len(foreign) + len(changed) > SHOWN:
-            raise refusal(target, foreign, changed, more=True)
-    if (foreign or changed) and not force:
-        raise refusal(target, foreign, changed)
-    return kept
+        if not force and len(changed) > SHOWN:
+            raise refusal(target, [], changed, more=True)
+    if changed and not force:
+        raise refusal(target, [], changed)
+    return Previous(kept, frozenset(foreign), force)
 
 
 def check_overwrites(folder: Path, names: Iterable[str], listed: Mapping[str, str], force: bool = False) -> None:
@@ -180,13 +188,17 @@ class Stage:
 
     path: Path
     target: Path
-    previous: Mapping[str, str]
+    previous: Previous
 
     def commit(self, manifest: Mapping[str, Any]) -> None:
         """Put the run in place: the files of ``manifest["outputs"]`` written under :attr:`path` replace those
         of the target, the earlier run's outputs this manifest does not list are removed, and
-        ``manifest.json`` is written last."""
+        ``manifest.json`` is written last. A file of the user's that one of them would replace is
+        refused first, with nothing changed."""
         outputs = manifest["outputs"]
+        clash = sorted(self.previous.foreign & {*outputs, MANIFEST})
+        if clash and not self.previous.force:
+            raise refusal(self.target, clash, [])
         with _interrupts_held():
             (self.target / MANIFEST).unlink(missing_ok=True)
             for name in outputs:
@@ -194,13 +206,13 @@ class Stage:
                 if staged.is_file():  # an in-place update keeps the files it did not rewrite
                     (self.target / name).parent.mkdir(parents=True, exist_ok=True)
                     os.replace(staged, self.target / name)
-            for name in sorted(set(self.previous) - set(outputs)):
+            for name in sorted(set(self.previous.outputs) - set(outputs)):
                 _remove(self.target, name)
             write_manifest(self.target, manifest)
 
 
 @contextmanager
-def staged(target: Path, previous: Mapping[str, str]) -> Iterator[Stage]:
+def staged(target: Path, previous: Previous) -> Iterator[Stage]:
     """Lock ``target`` (created when missing) and give a staging folder inside it to write into.
 
     On an error or Ctrl-C the staging folder is removed, and so are the target
@@ -214,7 +226,7 @@ def staged(target: Path, previous: Mapping[str, str]) -> Iterator[Stage]:
             stage = target / STAGE
             stage.mkdir()
             try:
-                yield Stage(stage, target, dict(previous))
+                yield Stage(stage, target, previous)
             except PyfnError as exc:
                 if str(stage) not in str(exc):
                     raise

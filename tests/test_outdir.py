@@ -51,12 +51,21 @@ def test_a_target_holding_files_no_manifest_lists_is_refused_untouched_unless_fo
     before = _snapshot(target)
     assert main(["convert", "--source", "sample", "--target", str(target), "--quiet"]) == 1
     assert capsys.readouterr().err == (f"pyfn: error: {target}: holds files no pyfn manifest there lists "
-                                       f"(README.txt, train.jsonl); {REFUSED}\n")
+                                       f"(train.jsonl); {REFUSED}\n")  # README.txt is not an output's name
     assert _snapshot(target) == before
     assert main(["convert", "--source", "sample", "--target", str(target), "--quiet", "--force"]) == 0
     assert (target / "README.txt").read_text() == "keep me\n"  # not an output's name: left alone
     assert check_finished(target)["outputs"].keys() == {"train.jsonl", "dev.jsonl", "test.jsonl"}
     assert _listed(target) == ["README.txt"]
+
+
+def test_a_users_file_no_output_replaces_is_left_alone(tmp_path):
+    """E.g. ``pyfn convert ... --target T 2> T/err``: the shell creates T/err before pyfn starts."""
+    target = tmp_path / "out"
+    target.mkdir()
+    (target / "err").write_text("")
+    assert main(["convert", "--source", "sample", "--target", str(target), "--quiet"]) == 0
+    assert _listed(target) == ["err"] and (target / "err").read_text() == ""
 
 
 def test_an_output_changed_since_pyfn_wrote_it_is_the_users_and_is_refused(tmp_path):
@@ -65,15 +74,18 @@ def test_an_output_changed_since_pyfn_wrote_it_is_the_users_and_is_refused(tmp_p
         handle.write("\n")
     (tmp_path / "out" / "a.txt").write_text("a")
     before = _snapshot(tmp_path)
-    with pytest.raises(PyfnError, match=r"out: holds files no pyfn manifest there lists \(a.txt\) and files changed "
-                                        r"since pyfn wrote them \(dev.jsonl\); nothing was written"):
+    with pytest.raises(PyfnError, match=r"out: holds files changed since pyfn wrote them \(dev.jsonl\); nothing "
+                                        r"was written"):  # a.txt, the user's, is no output's name
         convert(SAMPLE, tmp_path / "out")
-    for name in ("b", "c", "d"):
-        (tmp_path / "out" / f"{name}.txt").write_text(name)
-    with pytest.raises(PyfnError, match=r"out: holds files no pyfn manifest there lists \(a.txt, b.txt, c.txt, "
-                                        r"\.\.\.\); nothing"):  # a big folder: the first files found are named
-        convert(SAMPLE, tmp_path / "out")
-    assert _snapshot(tmp_path) == {**before, "out/b.txt": b"b", "out/c.txt": b"c", "out/d.txt": b"d"}
+    for name in ("test", "train"):
+        with open(tmp_path / "out" / f"{name}.jsonl", "a", encoding="utf-8") as handle:
+            handle.write("\n")
+    (tmp_path / "out" / "x.json").write_text("{}")
+    json_before = _snapshot(tmp_path)
+    assert json_before.keys() == {*before, "out/x.json"}
+    assert main(["convert", "--source", "sample", "--target", str(tmp_path / "out"), "--quiet", "--to", "jsonl",
+                 "semeval"]) == 1
+    assert _snapshot(tmp_path) == json_before
 
 
 def test_a_manifest_that_is_not_pyfns_does_not_make_a_folder_pyfns(tmp_path):

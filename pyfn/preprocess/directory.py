@@ -29,7 +29,7 @@ from pyfn.fileio import sha256_file
 from pyfn.formats import bios, conll, semafor
 from pyfn.formats.base import SentenceTable, read_sentences
 from pyfn.manifest import check_finished
-from pyfn.outdir import check_overwrites, staged
+from pyfn.outdir import Previous, check_overwrites, staged
 from pyfn.preprocess.base import IMPORT, Preprocessor, create
 from pyfn.preprocess.cache import ParseCache
 from pyfn.preprocess.runner import (
@@ -216,7 +216,7 @@ def preprocess_directory(
     check_overwrites(directory, [name for s in present for name in carriers(s)], listed, force)
     prepared = prepare(options, present)
     fn_ids = {s: ids for s in present if (ids := sentence_ids_from_conllu(directory / f"{s}.conllu"))}
-    with staged(directory, listed) as stage:
+    with staged(directory, Previous(listed)) as stage:
         outputs, record, warnings = preprocess_splits(directory, stage.path, present, prepared, fn_ids, progress)
         stale = {f"{s}{semafor.LEMMA_TAGS_SUFFIX}" for s in present} - set(outputs)
         merged = {**listed, **outputs}
