@@ -159,7 +159,7 @@ def prepare(
                    "sha256": sha256_file(run / EMBEDDINGS)}
     record = {
         "parser": NAME, "commit": installed["commit"], "patches": installed["patches"], "pins": installed["pins"],
-        "inputs": inputs, "frames": {"source": str(frames or source), "sha256": frames_key},
+        "data": str(data), "inputs": inputs, "frames": {"source": str(frames or source), "sha256": frames_key},
         "embeddings": vectors, "version": version,
     }
     write_text(run / "prepare.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
@@ -190,9 +190,13 @@ def _call(argv: list[str], installation: Path, run: Path, what: str, log_file: P
 
 def _check_run(run: Path) -> dict:
     try:
-        return json.loads((Path(run) / "prepare.json").read_text(encoding="utf-8"))
+        record = json.loads((Path(run) / "prepare.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise PyfnError(f"{run}: not a prepared Open-SESAME run folder (run `pyfn open-sesame prepare` first)") from None
+    if "data" not in record:
+        raise PyfnError(f"{run}: prepared by an earlier pyfn (no data folder recorded); run `pyfn open-sesame prepare` "
+                        "again (trained models are kept)")
+    return record
 
 
 def _stage(stage: str) -> str:
@@ -308,8 +312,7 @@ def decode(
     shutil.copyfile(produced, output / f"{split}.bios")
     if fes is not None and fes.is_file():
         shutil.copyfile(fes, output / f"{split}.sesame.fes")
-    data_sentences = Path(os.path.realpath(parser_data / f"fn{version}.test.syntaxnet.conll")).with_name(f"{split}.sentences")
-    shutil.copyfile(data_sentences, output / f"{split}.sentences")
+    shutil.copyfile(Path(prepared["data"]) / f"{split}.sentences", output / f"{split}.sentences")
     record = {"stage": stage, "model": model, "split": split, "input": "gold" if frames_from is None else str(frames_from),
               "input_sha256": sha256_file(source), "predictions_sha256": sha256_file(output / f"{split}.bios"),
               "own_evaluation": _own_eval(stage, text)}

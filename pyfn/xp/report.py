@@ -206,17 +206,17 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], ident: str) -> str:
     """An HTML table whose last column, a signature, is code."""
-    esc = html.escape
-    body = ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row[:-1]) + f"<td><code>{esc(row[-1])}</code></td></tr>"
-            for row in rows]
-    return (f'<table id="{ident}"><thead><tr>' + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead><tbody>"
-            + "".join(body) + "</tbody></table>")
+    return _plain_table(head, rows, ident, code_last=True)
 
 
-def _plain_table(head: Sequence[str], rows: Sequence[Sequence[str]], ident: str) -> str:
-    """An HTML table of text cells."""
+def _plain_table(head: Sequence[str], rows: Sequence[Sequence[str]], ident: str, code_last: bool = False) -> str:
+    """An HTML table of text cells (the last one as code with ``code_last``)."""
     esc = html.escape
-    body = ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows]
+
+    def cell(i: int, text: str) -> str:
+        return f"<td><code>{esc(text)}</code></td>" if code_last and i == len(head) - 1 else f"<td>{esc(text)}</td>"
+
+    body = ["<tr>" + "".join(cell(i, c) for i, c in enumerate(row)) + "</tr>" for row in rows]
     return (f'<table id="{ident}"><thead><tr>' + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead><tbody>"
             + "".join(body) + "</tbody></table>")
 
