@@ -107,6 +107,9 @@ def _add_build_options(p: argparse.ArgumentParser) -> None:
         "--filter", "--filters", nargs="+", default=[], metavar="NAME",
         help=f"train filters: {', '.join(FILTERS)}",
     )
+    p.add_argument("--filter-scope", choices=["train", "all"], default="train",
+                   help="splits the filters remove sets from: train (default; dev and test are never filtered) or all "
+                        "(pyfn 1.3's behaviour: dev and test lose sets too; for comparison with earlier studies)")
     p.add_argument("--split", default="standard", choices=["standard", "random", "kfold"], help="split definition")
     p.add_argument("--seed", type=int, default=0, help="seed of --split random/kfold (default 0)")
     p.add_argument("--folds", type=int, default=5, help="number of folds of --split kfold (default 5)")
@@ -129,6 +132,7 @@ def _build_options(args: argparse.Namespace, splits: tuple[str, ...]) -> BuildOp
         exclude_sentences=_ids(args.exclude_sentences, "--exclude-sentences"),
         exclude_annosets=_ids(args.exclude_annosets, "--exclude-annosets"),
         filters=tuple(args.filter),
+        filter_scope=args.filter_scope,
         strict=args.strict,
         allow_incomplete=args.allow_incomplete,
         jobs=args.jobs,

@@ -88,6 +88,8 @@ def _options_record(options: BuildOptions, spec: SplitSpec) -> dict[str, Any]:
         if isinstance(value, (frozenset, set, tuple)):
             record[key] = sorted(value)
     record.pop("jobs")
+    if record["filter_scope"] == "train":  # the default, recorded only when changed (earlier manifests stay valid)
+        record.pop("filter_scope")
     record["split"] = asdict(spec)
     return record
 
@@ -112,6 +114,7 @@ def build_manifest(
             split=split_name,
             exemplars=options.with_exemplars,
             filters=options.filters,
+            filter_scope=options.filter_scope,
             exclude_frames=options.exclude_frames,
             exclude_lus=options.exclude_lus,
             exclude_sentences=options.exclude_sentences,

@@ -24,6 +24,7 @@ from pyfn.workers import job_count, process_pool
 
 SPLITS = ("train", "dev", "test")
 DEDUP_RULE = "lowest annotation-set ID kept"
+FILTER_SCOPES = ("train", "all")
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class BuildOptions:
     exclude_sentences: frozenset[int] = frozenset()
     exclude_annosets: frozenset[int] = frozenset()
     filters: tuple[str, ...] = ()
+    filter_scope: str = "train"
+    """Which splits the filters apply to: ``train`` (pyfn's rule) or ``all`` (pyfn 1.3 also filtered dev and test)."""
     strict: bool = False
     allow_incomplete: bool = False
     jobs: int = 0
@@ -46,6 +49,8 @@ class BuildOptions:
         if unknown:
             raise UsageError(f"unknown split {', '.join(sorted(unknown))} (known: train, dev, test, all)")
         get_filters(self.filters)
+        if self.filter_scope not in FILTER_SCOPES:
+            raise UsageError(f"unknown filter scope {self.filter_scope!r} (known: {', '.join(FILTER_SCOPES)})")
 
 
 @dataclass(frozen=True)
@@ -138,11 +143,13 @@ def _exclusion(aset, options: BuildOptions) -> tuple[str, str, int] | None:
 
 
 def process_file(task: tuple[str, str]) -> FileOutcome:
-    """Steps 1-4 for one file: read, drop invalid and excluded sets, apply train filters."""
+    """Steps 1-4 for one file: read, drop invalid and excluded sets, apply the filters (train's, or every
+    split's with ``filter_scope="all"``)."""
     relpath, split = task
     release: Release = _WORKER["release"]
     options: BuildOptions = _WORKER["options"]
-    filters: tuple[Filter, ...] = _WORKER["filters"] if split == "train" else ()
+    filtered = split == "train" or options.filter_scope == "all"
+    filters: tuple[Filter, ...] = _WORKER["filters"] if filtered else ()
     outcome = FileOutcome(relpath, split)
     try:
         result = read_annotations(release.read(relpath), relpath)
