@@ -1,5 +1,6 @@
 """The split builder on small crafted releases: ledger, overlap, dedup rule, filters on train only."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,27 @@ def test_filters_apply_to_train_only(release):
     result = build_splits(release, DEF, BuildOptions(filters=("no_fes",)))
     assert _ids(result.splits["dev"]) == [22]  # dev set without FEs survives
     assert result.ledger["dev"] == {"overlap:test": 1}
+
+
+def test_filter_scope_all_filters_dev_and_test_as_pyfn_13_did(release, tmp_path):
+    from pyfn.cli import main
+    from pyfn.errors import UsageError
+
+    result = build_splits(release, DEF, BuildOptions(filters=("no_fes",), filter_scope="all"))
+    assert _ids(result.splits["dev"]) == []  # set 22 has no FE: removed from dev too
+    assert result.ledger["dev"] == {"overlap:test": 1, "filter:no_fes": 1}
+    with pytest.raises(UsageError, match="unknown filter scope 'dev'"):
+        BuildOptions(filter_scope="dev")
+    manifests = {}
+    for scope in ("train", "all"):
+        out = tmp_path / scope
+        assert main(["convert", "--source", "sample", "--to", "jsonl", "--target", str(out), "--quiet",
+                     "--filter", "disc_fes", "--filter-scope", scope]) == 0
+        manifests[scope] = json.loads((out / "manifest.json").read_text())
+    assert manifests["all"]["signature"].split("|")[3] == "filters:disc_fes@all"
+    assert manifests["train"]["signature"].split("|")[3] == "filters:disc_fes"
+    assert manifests["all"]["options"]["filter_scope"] == "all" and "filter_scope" not in manifests["train"]["options"]
+    assert manifests["all"]["splits"]["test"]["annotation_sets"] < manifests["train"]["splits"]["test"]["annotation_sets"]
 
 
 def test_exclusions_and_warning(release):

@@ -2,6 +2,7 @@
 command line, paths and printed evaluation; the importer on real Open-SESAME output (tests/parsers/)."""
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -181,3 +182,39 @@ def test_refusals_name_what_to_do(installed, tmp_path):
     with pytest.raises(PyfnError, match="not a prepared Open-SESAME run folder"):
         sesame.train(installed, tmp_path, "frameid", "m", tmp_path / "c.json", 1)
     assert main(["open-sesame", "setup", "--home", str(tmp_path), "--quiet"]) == 1
+
+
+def test_models_from_another_run_only_when_train_is_the_same(installed, data, tmp_path):
+    """A variant that changes only dev/test is decoded with the models of the run that trained on the same
+    train.bios, frames and embeddings; any other run is refused, and nothing of this run is replaced."""
+    source = Path(__file__).resolve().parent.parent / "resources" / "sample"
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("1 2\nthe 0.1 0.2\n")
+    config = tmp_path / "budget.json"
+    config.write_text("{}")
+    trained_run = tmp_path / "standard"
+    sesame.prepare(installed, data, source, trained_run, embeddings=vectors)
+    trained = sesame.train(installed, trained_run, "frameid", "fid", config, 1)
+    variant = tmp_path / "variant-data"
+    assert main(["convert", "--source", "sample", "--to", "bios", "semeval", "--target", str(variant), "--quiet",
+                 "--filter", "disc_fes", "--filter-scope", "all"]) == 0
+    other = tmp_path / "other-train"
+    assert main(["convert", "--source", "sample", "--to", "bios", "semeval", "--target", str(other), "--quiet",
+                 "--filter", "disc_fes"]) == 0
+    with pytest.raises(PyfnError, match=r"--models-from .*standard: prepared with a different train.bios"):
+        sesame.prepare(installed, other, source, tmp_path / "bad", embeddings=vectors, models_from=trained_run)
+    # dev/test differ (filtered), train is the standard one: the model is used, and recorded
+    run = tmp_path / "reused"
+    shutil.copyfile(data / "train.bios", variant / "train.bios")
+    record = sesame.prepare(installed, variant, source, run, embeddings=vectors, models_from=trained_run)
+    assert record["models_from"] == {"run": str(trained_run.resolve()), "models": {"fid": trained["model_sha256"]}}
+    assert sesame.train(installed, run, "frameid", "fid", config, 1) == trained  # nothing to train
+    assert sesame.prepare(installed, variant, source, run, embeddings=vectors)["models_from"] == record["models_from"]
+    out = tmp_path / "out"
+    sesame.decode(installed, run, "frameid", "fid", "test", out)
+    assert (out / "test.bios").read_bytes() == (variant / "test.bios").read_bytes()
+    assert not list((trained_run / "logs" / "fid").glob("predicted-*"))  # the trained run is left alone
+    # a run with its own, different training of the same model is never overwritten
+    (run / "logs" / "fid" / "pyfn-train.json").write_text(json.dumps({"model_sha256": "mine"}))
+    with pytest.raises(PyfnError, match="has its own training of fid"):
+        sesame.prepare(installed, variant, source, run, embeddings=vectors, models_from=trained_run)

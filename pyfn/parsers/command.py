@@ -39,7 +39,8 @@ def _prepare(args: argparse.Namespace) -> int:
     record = sesame.prepare(
         _installation(args), Path(args.data), Path(args.source), Path(args.run), version=args.version,
         embeddings=Path(args.embeddings) if args.embeddings else None,
-        frames=Path(args.frames) if args.frames else None, log=_log(args))
+        frames=Path(args.frames) if args.frames else None,
+        models_from=Path(args.models_from) if args.models_from else None, log=_log(args))
     _log(args)(f"prepared {args.run} (Open-SESAME {record['commit'][:12]}, embeddings: {record['embeddings']['source']})")
     return 0
 
@@ -107,6 +108,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                          "unset: word2vec vectors trained on train.sentences)")
     prepare.add_argument("--frames", help="FrameNet-layout folder whose frame files decide the candidate frames "
                          "(default: --source; e.g. `pyfn generate`'s fn_train for a train-only lexicon)")
+    prepare.add_argument("--models-from", metavar="RUN",
+                         help="use the finished trainings of another run folder prepared from the same train.bios, "
+                              "frames and embeddings (checked by sha256): a data variant that changes only dev/test "
+                              "or the evaluation is decoded with the same models (default: train here)")
     prepare.set_defaults(func=_prepare)
     train = actions.add_parser("train", help="train a model (resumes from its last saved model)")
     _model(train)

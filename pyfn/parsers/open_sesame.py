@@ -118,13 +118,16 @@ def _link(target: Path, link: Path) -> None:
 
 def prepare(
     installation: Path, data: Path, source: Path, run: Path, *, version: str = "1.5",
-    embeddings: Path | None = None, frames: Path | None = None, log: Log = lambda _: None,
+    embeddings: Path | None = None, frames: Path | None = None, models_from: Path | None = None,
+    log: Log = lambda _: None,
 ) -> dict:
     """Lay out ``run`` for Open-SESAME from pyfn's BIOS folder ``data``; returns the record.
 
     ``frames`` (default: the release ``source``) decides Open-SESAME's frames and candidate frames
     per LU. ``embeddings`` is a GloVe-style text file; without it, vectors are trained on
-    ``data/train.sentences`` (:mod:`pyfn.parsers.word2vec_script`).
+    ``data/train.sentences`` (:mod:`pyfn.parsers.word2vec_script`). ``models_from`` (another run folder):
+    its finished trainings are copied in, once train.bios, the frames and the embeddings are checked to be
+    the same bytes (:func:`_reuse_models`).
     """
     installed = install.read_record(installation)
     data, run = Path(data).resolve(), Path(run).resolve()
@@ -162,8 +165,64 @@ def prepare(
         "data": str(data), "inputs": inputs, "frames": {"source": str(frames or source), "sha256": frames_key},
         "embeddings": vectors, "version": version,
     }
+    if models_from is not None and Path(models_from).resolve() != run:
+        record["models_from"] = _reuse_models(Path(models_from).resolve(), run, record, log)
+    elif _still_reused(run):  # prepared again: where its models came from stays on record
+        record["models_from"] = json.loads((run / "prepare.json").read_text(encoding="utf-8"))["models_from"]
     write_text(run / "prepare.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
     return record
+
+
+REUSE_KEYS = ("commit", "patches", "pins", "version")
+
+
+def _reuse_models(other: Path, run: Path, record: dict, log: Log) -> dict:
+    """Copy the finished trainings (``logs/MODEL`` with ``pyfn-train.json``) of the run folder ``other``
+    into ``run``; refused unless both were prepared from the same Open-SESAME, train.bios, frames and
+    embeddings."""
+    theirs = _check_run(other)
+    differs = [key for key in REUSE_KEYS if theirs.get(key) != record[key]]
+    differs += [name for name, mine, their in (
+        ("train.bios", record["inputs"]["train.bios"], theirs["inputs"].get("train.bios")),
+        ("frames", record["frames"]["sha256"], theirs["frames"]["sha256"]),
+        ("embeddings", record["embeddings"]["sha256"], theirs["embeddings"]["sha256"])) if mine != their]
+    if differs:
+        raise PyfnError(f"--models-from {other}: prepared with a different {', '.join(differs)}: its models were not "
+                        "trained on this run's data (train here instead)")
+    trained = sorted(p.parent for p in (other / "logs").glob("*/pyfn-train.json"))
+    if not trained:
+        raise PyfnError(f"--models-from {other}: no finished training there (run `pyfn open-sesame train` in it first)")
+    models = {f.name: json.loads((f / "pyfn-train.json").read_text("utf-8"))["model_sha256"] for f in trained}
+    for folder in trained:
+        target = run / "logs" / folder.name
+        if (target / "pyfn-train.json").is_file():
+            if json.loads((target / "pyfn-train.json").read_text("utf-8"))["model_sha256"] == models[folder.name]:
+                continue
+            raise PyfnError(f"{target}: this run has its own training of {folder.name}; --models-from {other} would "
+                            "replace it (remove it first, or prepare without --models-from)")
+        if target.exists():
+            raise PyfnError(f"{target}: an unfinished training is there; remove it to use {other}'s model")
+        scratch = target.with_name(f".{folder.name}.copy.tmp")
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.copytree(folder, scratch, ignore=shutil.ignore_patterns("predicted-*"))
+        scratch.rename(target)
+        log(f"{NAME}: using the model {folder.name} trained in {other}")
+    return {"run": str(other), "models": models}
+
+
+def _still_reused(run: Path) -> bool:
+    """Whether ``run/prepare.json`` records models copied from another run that are still there unchanged."""
+    try:
+        reused = json.loads((run / "prepare.json").read_text(encoding="utf-8")).get("models_from")
+    except (FileNotFoundError, ValueError):
+        return False
+    if not reused:
+        return False
+    for name, digest in reused["models"].items():
+        done = run / "logs" / name / "pyfn-train.json"
+        if not done.is_file() or json.loads(done.read_text(encoding="utf-8"))["model_sha256"] != digest:
+            return False
+    return True
 
 
 def _call(argv: list[str], installation: Path, run: Path, what: str, log_file: Path | None = None) -> str:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pyfn.errors import PyfnError, UsageError
+from pyfn.splits.builder import FILTER_SCOPES
 
 try:
     import tomllib
@@ -27,6 +28,12 @@ BASELINES = {"frameid-mff": "frameid", "frameid-logreg": "frameid", "args-deppat
 TASK_MODES = {"frameid": ("frameid",), "args": ("argsonly",), "full": ("semeval", "frameid", "argsonly")}
 """Scoring modes per task: frame identification, arguments given gold frames, full parsing."""
 SPLIT_KINDS = ("standard", "random", "kfold")
+LEXICONS = ("train", "release")
+"""Candidate frames per LU of the frame-identification baselines: the train-only lexicon, or the full release's."""
+VARIANT_SETTINGS = {"preprocess": str, "model": str, "exemplars": bool, "filter_scope": str, "lexicon": str}
+"""What a ``[[variant]]`` may change (the data-processing choices of a butterfly experiment)."""
+TRAIN_SETTINGS = ("preprocess", "model", "exemplars")
+"""Variant settings that change the train split a parser learns from."""
 _STUDY = re.compile(r"(random|kfold)\((?:n=(\d+)|k=(\d+)),seed=(\d+)\)")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -71,6 +78,21 @@ class System:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """One data-processing choice changed from the recipe's settings, everything else fixed.
+
+    ``models = "standard"``: external parsers are not trained again but use the models trained on the
+    standard settings (allowed only when the variant leaves train unchanged; ``pyfn open-sesame
+    prepare --models-from`` checks it byte for byte).
+    """
+
+    name: str
+    description: str
+    changes: tuple[tuple[str, Any], ...]
+    models: str = "own"
+
+
+@dataclass(frozen=True)
 class Recipe:
     """A parsed, checked recipe."""
 
@@ -86,6 +108,8 @@ class Recipe:
     fold: int = 0
     exemplars: bool = False
     filters: tuple[str, ...] = ()
+    filter_scope: str = "train"
+    lexicon: str = "train"
     exclude_frames: tuple[int, ...] = ()
     formats: tuple[str, ...] = ("jsonl", "semafor", "bios", "conllu", "semeval")
     preprocess: str | None = "spacy"
@@ -95,6 +119,8 @@ class Recipe:
     score_splits: tuple[str, ...] = ("test",)
     study: tuple[str, int, int] | None = None
     """``(random|kfold, n or k, seed)`` for a ranking-stability study over drawn splits."""
+    variants: tuple[Variant, ...] = ()
+    """A butterfly experiment's data-processing variants, each run beside the recipe's own settings."""
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -138,6 +164,43 @@ def _system(table: dict, where: str, folder: Path) -> System:
     )
 
 
+def _variant(table: dict, where: str) -> Variant:
+    name = _get(table, "name", str, where)
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name) or name == "standard":
+        raise PyfnError(f"{where}: variant name {name!r} must be lower-case letters, digits, - or _ (not 'standard')")
+    known = {"name", "description", "models", *VARIANT_SETTINGS}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise PyfnError(f"{where}: unknown key {unknown[0]!r} (a variant may set: {', '.join(VARIANT_SETTINGS)})")
+    changes = tuple((key, _get(table, key, kind, where)) for key, kind in VARIANT_SETTINGS.items() if key in table)
+    if not changes:
+        raise PyfnError(f"{where}: variant {name!r} changes nothing (set one of: {', '.join(VARIANT_SETTINGS)})")
+    models = _get(table, "models", str, where, "own")
+    if models not in ("own", "standard"):
+        raise PyfnError(f"{where}: models must be 'own' or 'standard', got {models!r}")
+    if models == "standard" and any(key in TRAIN_SETTINGS for key, _ in changes):
+        raise PyfnError(f"{where}: variant {name!r} changes train ({', '.join(k for k, _ in changes if k in TRAIN_SETTINGS)}"
+                        "): its parsers cannot use the standard models (models = 'own')")
+    return Variant(name, _get(table, "description", str, where), changes, models)
+
+
+def _choice(value: str, allowed: tuple[str, ...], key: str, where: str) -> str:
+    if value not in allowed:
+        raise PyfnError(f"{where}: {key} must be one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def apply_variant(recipe: Recipe, variant: Variant) -> Recipe:
+    """The recipe with the variant's changes (``preprocess = "none"``: no preprocessing; a changed tool
+    drops the recipe's model unless the variant names one)."""
+    changes = dict(variant.changes)
+    if "preprocess" in changes:
+        changes.setdefault("model", None)  # the recipe's model belongs to its own tool
+        if changes["preprocess"] == "none":
+            changes["preprocess"] = None
+    return replace(recipe, variants=(), **changes)
+
+
 def load_recipe(folder: Path) -> Recipe:
     """Read and check ``folder/experiment.toml``; errors name the file and the key."""
     path = Path(folder) / RECIPE
@@ -168,6 +231,16 @@ def load_recipe(folder: Path) -> Recipe:
     if len({s.name for s in systems}) != len(systems):
         raise PyfnError(f"{where}: two systems share a name")
     tool = _get(pre, "tool", str, f"{where} [preprocess]", "spacy")
+    variants = tuple(_variant(t, f"{where} [[variant]] {i + 1}") for i, t in enumerate(raw.get("variant", [])))
+    if len({v.name for v in variants}) != len(variants):
+        raise PyfnError(f"{where}: two variants share a name")
+    if variants and study:
+        raise PyfnError(f"{where}: an experiment has drawn splits or variants, not both")
+    for variant in variants:
+        changes = dict(variant.changes)
+        vwhere = f"{where} [[variant]] {variant.name}"
+        _choice(changes.get("filter_scope", "train"), FILTER_SCOPES, "filter_scope", vwhere)
+        _choice(changes.get("lexicon", "train"), LEXICONS, "lexicon", vwhere)
     return Recipe(
         number=_get(xp, "number", str, f"{where} [experiment]"),
         title=_get(xp, "title", str, f"{where} [experiment]"),
@@ -181,6 +254,9 @@ def load_recipe(folder: Path) -> Recipe:
         fold=_get(data, "fold", int, f"{where} [data]", 0),
         exemplars=_get(data, "exemplars", bool, f"{where} [data]", False),
         filters=tuple(_get(data, "filters", list, f"{where} [data]", [])),
+        filter_scope=_choice(_get(data, "filter_scope", str, f"{where} [data]", "train"), FILTER_SCOPES,
+                             "filter_scope", f"{where} [data]"),
+        lexicon=_choice(_get(data, "lexicon", str, f"{where} [data]", "train"), LEXICONS, "lexicon", f"{where} [data]"),
         exclude_frames=tuple(_get(data, "exclude_frames", list, f"{where} [data]", [])),
         formats=tuple(_get(data, "formats", list, f"{where} [data]", ["jsonl", "semafor", "bios", "conllu", "semeval"])),
         preprocess=None if tool == "none" else tool,
@@ -189,5 +265,6 @@ def load_recipe(folder: Path) -> Recipe:
         systems=systems,
         score_splits=tuple(_get(scoring, "splits", list, f"{where} [scoring]", ["test"])),
         study=study,
+        variants=variants,
         raw=raw,
     )

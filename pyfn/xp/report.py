@@ -9,7 +9,9 @@ from typing import Any
 from pyfn.xp.charts import Mark, bar_chart
 from pyfn.xp.recipe import Recipe
 from pyfn.xp.steps import Layout, steps
-from pyfn.xp.study import figure, study_steps, summary_lines
+from pyfn.xp import variants
+from pyfn.xp.study import figure, summary_lines
+from pyfn.xp.variants import extra_steps
 
 MODE_NAMES = {
     "argsonly": "arguments given gold frames (SemEval-2007, argsonly)",
@@ -151,7 +153,7 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                 "nothing is recorded (no manifest.json) and `pyfn verify` reports it as not run."]
     out += ["", "## Commands", "", "Run from the repository root (`scripts/" + folder.name + ".sh` runs them all):",
             "", "```sh"]
-    for step in [*steps(recipe, layout), *study_steps(recipe, layout.folder)]:
+    for step in [*steps(recipe, layout), *extra_steps(recipe, layout.folder)]:
         out.append(f"# {step.name}")
         out += step.lines()
     out += ["```"]
@@ -192,6 +194,8 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
     if manifest.get("study"):
         out += ["", "## Ranking stability over drawn splits", "", *summary_lines(manifest["study"]), "",
                 "`report.html` plots each system's score on every drawn split against the standard split."]
+    if manifest.get("variants"):
+        out += ["", "## Data-processing variants", "", *variants.summary_lines(manifest["variants"])]
     out += ["", "## Rerun and verify", "", "```sh",
             f"bash scripts/{folder.name}.sh            # end to end from a fresh clone, then compared with manifest.json",
             f"pyfn xp run {recipe.number} --step score    # one step again",
@@ -306,11 +310,16 @@ def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
         lines = "\n".join(summary_lines(manifest["study"]))
         parts += ["<h2>Ranking stability over drawn splits</h2>", figure(manifest["study"]),
                   f"<pre>{esc(lines)}</pre>"]
+    if manifest.get("variants"):
+        analysis = manifest["variants"]
+        parts += ["<h2>Data-processing variants</h2>", f"<p>{esc(variants.caption(analysis))}</p>",
+                  _plain_table(variants.SYSTEM_HEAD, variants.system_rows(analysis), "variants"),
+                  _plain_table(variants.RANKING_HEAD, variants.ranking_rows(analysis), "variant-rankings")]
     parts += ['<h2>What the measures mean</h2><dl id="measures">']
     measures = DATA_MEASURES + (FRAMEID_MEASURES if fid else []) + (F1_MEASURES if f1 else [])
     parts += [f"<dt>{esc(term)}</dt><dd>{esc(meaning)}</dd>" for term, meaning in measures]
     parts += ["</dl>", "<h2>Commands</h2><pre>"]
-    for step in [*steps(recipe, layout), *study_steps(recipe, layout.folder)]:
+    for step in [*steps(recipe, layout), *extra_steps(recipe, layout.folder)]:
         parts.append(esc(f"# {step.name}"))
         parts += [esc(line) for line in step.lines()]
     parts += ["</pre>", "<h2>Versions</h2><table>"]

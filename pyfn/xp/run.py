@@ -16,7 +16,7 @@ from pyfn.xp import record
 from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
 from pyfn.xp.report import page, readme
 from pyfn.xp.steps import Layout, Step, score_steps, script, steps
-from pyfn.xp.study import study_steps
+from pyfn.xp.variants import extra_steps
 
 DEFAULT_ROOT = Path("experiments")
 
@@ -59,7 +59,7 @@ def write_script(recipe: Recipe, folder: Path) -> Path:
     """(Re)write ``scripts/xp_NNN.sh`` from the recipe."""
     path = script_path(folder)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(script(recipe, Layout(folder), study_steps(recipe, folder)), encoding="utf-8")
+    path.write_text(script(recipe, Layout(folder), extra_steps(recipe, folder)), encoding="utf-8")
     path.chmod(0o755)
     return path
 
@@ -137,7 +137,7 @@ def _import_predictions(recipe: Recipe, layout: Layout, system_name: str, predic
     system = systems[system_name]
     if not predictions.is_dir():
         raise PyfnError(f"--predictions {predictions}: not a directory")
-    output = layout.folder / system.output if system.external else layout.system(system)
+    output = layout.output(system) if system.external else layout.system(system)
     if output.resolve() != predictions.resolve():
         if output.exists():
             shutil.rmtree(output)
@@ -162,12 +162,12 @@ def run(
             raise UsageError("--predictions needs --system NAME")
         selected = _import_predictions(recipe, layout, system, Path(predictions))
     else:
-        selected = [s for s in [*steps(recipe, layout), *study_steps(recipe, folder)]
+        selected = [s for s in [*steps(recipe, layout), *extra_steps(recipe, folder)]
                     if step is None or s.name == step or s.name.startswith((f"{step}:", f"{step}/"))]
         if system is not None:
             selected = [s for s in selected if s.system is None or s.system.name == system]
         if not selected:
-            names = sorted({s.name.split(":")[0].split("/")[0] for s in [*steps(recipe, layout), *study_steps(recipe, folder)]})
+            names = sorted({s.name.split(":")[0].split("/")[0] for s in [*steps(recipe, layout), *extra_steps(recipe, folder)]})
             raise UsageError(f"no step {step!r} in experiment {recipe.number} (steps: {', '.join(names)})")
     done = []
     for i, current in enumerate(selected, 1):

@@ -24,11 +24,18 @@ class Layout:
 
     folder: Path
     sub: str = ""
-    """A drawn split of a study: ``work/splits/NAME``."""
+    """A drawn split of a study (``work/splits/NAME``) or a variant (``work/variants/NAME``)."""
+    models: str | None = None
+    """The ``sub`` whose external-parser models this layout uses (None: its own)."""
 
     @property
     def work(self) -> Path:
         return self.folder / "work" / self.sub if self.sub else self.folder / "work"
+
+    @property
+    def models_work(self) -> Path:
+        """The ``work`` folder whose trained external-parser models this layout uses."""
+        return self.work if self.models is None else Layout(self.folder, self.models).work
 
     @property
     def data(self) -> Path:
@@ -42,10 +49,18 @@ class Layout:
     def scores(self) -> Path:
         return self.work / "scores"
 
+    def output(self, system: System) -> Path:
+        """Where an external parser writes its predictions: the recipe's ``output``; in a split or variant,
+        the same path under its own ``work`` folder."""
+        path = Path(system.output)
+        if self.sub and path.parts[:1] == ("work",):
+            return self.work.joinpath(*path.parts[1:])
+        return self.folder / path
+
     def system(self, system: System) -> Path:
         """Where a system's SemEval predictions are (an external parser writing SemEval XML: its output)."""
         if system.external and system.predictions == "semeval":
-            return self.folder / system.output
+            return self.output(system)
         return self.work / "systems" / system.name
 
     def score_file(self, system: System, split: str, mode: str) -> Path:
@@ -81,6 +96,8 @@ def _build_args(recipe: Recipe) -> list[str]:
         args += ["--exclude-frames", *(str(i) for i in recipe.exclude_frames)]
     if recipe.filters:
         args += ["--filter", *recipe.filters]
+    if recipe.filter_scope != "train":
+        args += ["--filter-scope", recipe.filter_scope]
     if recipe.split != "standard":
         args += ["--split", recipe.split, "--seed", str(recipe.seed)]
         if recipe.split == "kfold":
@@ -90,7 +107,7 @@ def _build_args(recipe: Recipe) -> list[str]:
 
 def _substitute(line: str, layout: Layout, system: System) -> str:
     return (line.replace("{data}", str(layout.data)).replace("{work}", str(layout.work))
-            .replace("{output}", str(layout.folder / system.output)))
+            .replace("{output}", str(layout.output(system))).replace("{models}", str(layout.models_work)))
 
 
 def steps(recipe: Recipe, layout: Layout) -> list[Step]:
@@ -103,13 +120,16 @@ def steps(recipe: Recipe, layout: Layout) -> list[Step]:
             convert += ["--preprocess-jobs", str(recipe.preprocess_jobs)]
     out = [
         Step("data", tuple(convert)),
-        Step("lexicon", ("generate", "--source", recipe.source, "--target", str(layout.lexicon), *_build_args(recipe))),
+        Step("lexicon", ("generate", "--source", recipe.source, "--target", str(layout.lexicon), *_build_args(recipe),
+                         *(["--release-lexicon"] if recipe.lexicon == "release" else []))),
     ]
     for system in recipe.systems:
         if not system.external:
             out.append(Step(f"system:{system.name}", (
                 "baseline", system.baseline or "", "--data", str(layout.data), "--lexicon", str(layout.lexicon),
-                "--target", str(layout.system(system)), "--splits", *EVAL_SPLITS), system=system))
+                "--target", str(layout.system(system)), "--splits", *EVAL_SPLITS,
+                *(["--candidates", recipe.lexicon] if recipe.lexicon != "train" and system.task == "frameid" else [])),
+                system=system))
             continue
         home = f'"${{{system.home}:?set {system.home} to an installed {system.name} ({system.install or "see its README"})}}"'
         guard = f": {home}"
@@ -119,7 +139,7 @@ def steps(recipe: Recipe, layout: Layout) -> list[Step]:
                         system=system))
         if system.predictions != "semeval":
             out.append(Step(f"import:{system.name}", (
-                "convert", "--from", system.predictions, "--to", "semeval", "--source", str(layout.folder / system.output),
+                "convert", "--from", system.predictions, "--to", "semeval", "--source", str(layout.output(system)),
                 "--target", str(layout.system(system)), "--gold", str(layout.data), "--splits", *EVAL_SPLITS),
                 system=system))
     out += score_steps(recipe, layout)
