@@ -147,7 +147,8 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
             "Build the train split (dev and test read to keep their sentences out) and write, from train only: "
             "lu_frames.tsv, frame_elements.tsv, frame_parents.csv, ancestors.csv, frame_parent_rolemappings.csv "
             "and fn_train/ (frame/, luIndex.xml, frRelation.xml limited to train); from the full release: "
-            "frames.xml and frRelations.xml for the SemEval scorer. Fails if anything seen only outside train leaks in."
+            "frames.xml and frRelations.xml for the SemEval scorer (and, with --release-lexicon, "
+            "release_lu_frames.tsv). Fails if anything seen only outside train leaks into a parser-side file."
         ),
         epilog=EPILOG,
     )
@@ -161,6 +162,11 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--all-frames", action="store_true",
                    help="follow ancestor chains through frames absent from train (default: stop there, as pyfn 1.3)")
     p.add_argument("--with-coretype", action="store_true", help="write FE:coreType in frame_elements.tsv")
+    p.add_argument("--release-lexicon", action="store_true",
+                   help="also write release_lu_frames.tsv (LU<TAB>Frame..., as lu_frames.tsv): every LU of the full "
+                   "release's frame files (minus --exclude-frames and --exclude-lus) with its frames, the candidate "
+                   "frames parsers such as Open-SESAME decode with, for `pyfn baseline --candidates release`; "
+                   "release-derived by design, so the leak check does not read it (off by default: nothing changes)")
     p.set_defaults(func=_generate)
 
 
@@ -176,7 +182,8 @@ def _generate(args: argparse.Namespace) -> int:
         path, args.target, options=_build_options(args, ("train",)),
         split=SplitSpec(args.split, args.seed, args.folds, args.fold),
         relations=tuple(args.relations or DEFAULT_RELATIONS), train_frames_only=not args.all_frames,
-        with_coretype=args.with_coretype, source_label=label, progress=_progress(args.quiet), force=args.force,
+        with_coretype=args.with_coretype, release_lexicon=args.release_lexicon, source_label=label,
+        progress=_progress(args.quiet), force=args.force,
     )
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)

@@ -373,13 +373,15 @@ def generate_lexicon(
     relations: tuple[str, ...] = DEFAULT_RELATIONS,
     train_frames_only: bool = True,
     with_coretype: bool = False,
+    release_lexicon: bool = False,
     source_label: str | None = None,
     progress: Callable = lambda items, total: items,
     force: bool = False,
 ) -> dict[str, Any]:
     """Build the train split of ``source`` and write the train-only lexicon (and the
-    full-release scorer lexicon) into ``target``, with a manifest, checked and
-    swapped in as :func:`convert` does. Returns the manifest."""
+    full-release scorer lexicon; with ``release_lexicon``, ``release_lu_frames.tsv``
+    too, without the frames and LUs ``options`` excludes) into ``target``, with a
+    manifest, checked and swapped in as :func:`convert` does. Returns the manifest."""
     options = replace(options, splits=("train",))
     release = open_release(source)
     definition = make_definition(release, split)
@@ -390,7 +392,8 @@ def generate_lexicon(
         train = [jsonl.loads(line) for line in result.splits["train"].lines]
         report = generate(
             release, train, stage.path, relations=relations, train_frames_only=train_frames_only,
-            with_coretype=with_coretype,
+            with_coretype=with_coretype, release_lexicon=release_lexicon,
+            exclude_frames=options.exclude_frames, exclude_lus=options.exclude_lus,
         )
         outputs = {name: sha256_file(stage.path / name) for name in sorted(files_under(stage.path))}
         check_frame_folder(target, [name for name in [*outputs, *previous.outputs] if name.startswith(f"{FN_TRAIN}/frame/")])

@@ -12,6 +12,16 @@ the train annotation sets:
 A leak check reads every parser-side output back and refuses to write any of
 them when a frame, LU or FE it names does not occur in train.
 
+Release-side candidate lexicon (opt-in, ``release_lexicon=True``, ``pyfn generate
+--release-lexicon``): ``release_lu_frames.tsv``, in the format of ``lu_frames.tsv``,
+lists every LU of the full release's ``frame/*.xml`` (each ``<lexUnit name=...>``, as
+Open-SESAME's ``read_frame_maps`` reads them) with its frames, minus the excluded
+frame and LU ids. It is release-derived by name and by design (real parsers restrict
+candidate frames with it, so that an LU never seen in train still gets only its own
+frames): it names dev- and test-only frames and LUs, is not a parser-side file and
+is never given to the leak check. Without the option nothing of it is written or
+recorded.
+
 Scorer-side files describe the full release in the FrameNet 1.3 single-file
 layout of the SemEval Perl scorer (§6.4): ``frames.xml`` (coreness decides FE
 points) and ``frRelations.xml`` (partial credit) (U8).
@@ -26,7 +36,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +53,8 @@ DEFAULT_RELATIONS = ("Inheritance", "Subframe")
 FN_TRAIN = "fn_train"
 UNKNOWN_CORE_TYPE = "unknown"
 HIERARCHY_FILES = ("frame_parents.csv", "ancestors.csv", "frame_parent_rolemappings.csv")
+RELEASE_LU_FRAMES = "release_lu_frames.tsv"
+"""The release-side candidate lexicon (``--release-lexicon``): not a parser-side file, never leak-checked."""
 _LEAK_EXAMPLES = 10
 
 FE = tuple[str, str]
@@ -86,6 +98,44 @@ def lu_frames(inventory: TrainInventory) -> dict[str, list[str]]:
     for lu, frame in inventory.lus:
         out.setdefault(lu, set()).add(frame)
     return {lu: sorted(out[lu]) for lu in sorted(out)}
+
+
+def release_lu_frames(
+    frames: Iterable[Frame], exclude_frames: Collection[int] = (), exclude_lus: Collection[int] = ()
+) -> dict[str, list[str]]:
+    """LU name -> sorted frames whose frame file lists it (``lexUnit``), keys sorted.
+
+    Frames whose id is in ``exclude_frames`` and LUs whose id is in ``exclude_lus``
+    are left out; an LU listed twice in one frame counts once.
+    """
+    skip_frames, skip_lus = frozenset(exclude_frames), frozenset(exclude_lus)
+    out: dict[str, set[str]] = {}
+    for frame in frames:
+        if frame.id in skip_frames:
+            continue
+        for lu in frame.lus:
+            if lu.id not in skip_lus:
+                out.setdefault(lu.name, set()).add(frame.name)
+    return {lu: sorted(out[lu]) for lu in sorted(out)}
+
+
+def release_lexicon_record(table: Mapping[str, Sequence[str]], inventory: TrainInventory,
+                           exclude_frames: Collection[int], exclude_lus: Collection[int]) -> dict:
+    """What the manifest says about ``release_lu_frames.tsv``: counts, exclusions and the train
+    ``LU@frame`` pairs it does not list (e.g. a frame without a frame file)."""
+    listed = {(lu, frame) for lu, frames in table.items() for frame in frames}
+    return {
+        "file": RELEASE_LU_FRAMES,
+        "source": "every lexUnit of the release's frame/*.xml (as Open-SESAME's read_frame_maps reads them)",
+        "leak_check": "none: release-derived by design (candidate frames at decoding, not a parser-side file)",
+        "excluded_frame_ids": sorted(exclude_frames),
+        "excluded_lu_ids": sorted(exclude_lus),
+        "lines": len(table),
+        "ambiguous_lus": sum(1 for frames in table.values() if len(frames) > 1),
+        "lu_frame_pairs": len(listed),
+        "train_lus": len(inventory.lus),
+        "train_lus_not_listed": [f"{lu}@{frame}" for lu, frame in sorted(inventory.lus - listed)],
+    }
 
 
 def frame_elements(inventory: TrainInventory, core_types: Mapping[FE, str] | None = None) -> dict[str, list[str]]:
@@ -429,12 +479,15 @@ def check_leaks(
     and FE they name must occur in train, else :class:`PyfnError` naming them.
 
     Returns how many names of each kind were checked. Definition texts (prose
-    inside ``<definition>``) are not names and are not checked.
+    inside ``<definition>``) are not names and are not checked; nor is
+    ``release_lu_frames.tsv``, release-derived by design (not a parser-side file).
     """
     allowed: dict[str, frozenset] = {"frame": inventory.frames, "lu": inventory.lus, "fe": inventory.fes}
     checked: Counter = Counter()
     leaks: list[str] = []
     for relpath in sorted(outputs):
+        if relpath == RELEASE_LU_FRAMES:
+            continue
         for kind, name in _names_in(relpath, outputs[relpath], with_coretype):
             checked[kind] += 1
             if name not in allowed[kind]:
@@ -529,13 +582,20 @@ def generate(
     relations: Sequence[str] = DEFAULT_RELATIONS,
     train_frames_only: bool = True,
     with_coretype: bool = False,
+    release_lexicon: bool = False,
+    exclude_frames: Collection[int] = (),
+    exclude_lus: Collection[int] = (),
 ) -> dict:
     """Write the train-only lexicon and the full-release scorer lexicon into ``target``.
 
     ``relations``: frame relation types for the hierarchy CSVs (exact FrameNet
     spelling); ``train_frames_only``: cut ancestor chains at frames absent from
     train (pyfn 1.3) or follow them through such frames (ancestors.csv only);
-    ``with_coretype``: ``FE:coreType`` in ``frame_elements.tsv``. Nothing is
+    ``with_coretype``: ``FE:coreType`` in ``frame_elements.tsv``;
+    ``release_lexicon``: also write ``release_lu_frames.tsv`` (every LU of the
+    release's frame files, without the frame ids ``exclude_frames`` and LU ids
+    ``exclude_lus``, which nothing else here reads: ``train_sets`` are already
+    built without them); release-derived, so not leak-checked. Nothing is
     written unless the leak check passes. Returns the report for the manifest.
     """
     if not train_sets:
@@ -571,18 +631,24 @@ def generate(
         "frames.xml": scorer_frames_xml([f for _, _, f in frames.values()]),
         "frRelations.xml": scorer_relations_xml(rel_tree),
     }
+    release_side: dict[str, list[str]] = {}  # not parser-side: never given to the leak check
+    release_record: dict | None = None
+    if release_lexicon:
+        release_table = release_lu_frames((f for _, _, f in frames.values()), exclude_frames, exclude_lus)
+        release_side[RELEASE_LU_FRAMES] = table_lines(release_table, "\t", RELEASE_LU_FRAMES)
+        release_record = release_lexicon_record(release_table, inventory, exclude_frames, exclude_lus)
     view, view_counts = _parser_view(release, frames, parse_xml(rel_data, rel_where), inventory)
     parser_side = {name: "".join(f"{line}\n" for line in lines).encode("utf-8") for name, lines in text_files.items()}
     parser_side.update(view)
     leak = check_leaks(parser_side, inventory, with_coretype=with_coretype)
     check_frame_folder(target, (p for p in view if p.startswith(f"{FN_TRAIN}/frame/")))
 
-    for name, lines in text_files.items():
+    for name, lines in {**text_files, **release_side}.items():
         write_lines(target / name, lines)
     _write_all(target, view)
     _write_all(target, scorer_side)
-    return {
-        "files": sorted([*text_files, *view, *scorer_side]),
+    report = {
+        "files": sorted([*text_files, *view, *scorer_side, *release_side]),
         "relation_types": types,
         "train_frames_only": train_frames_only,
         "with_coretype": with_coretype,
@@ -611,3 +677,6 @@ def generate(
         },
         "leak_check": leak,
     }
+    if release_record is not None:  # recorded only when asked: manifests written without it stay as they were
+        report["release_lexicon"] = release_record
+    return report

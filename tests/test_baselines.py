@@ -545,3 +545,106 @@ def test_cli_usage_errors(tiny, tmp_path):
         _run(tiny, "frameid-mff", tmp_path / "out", "--seed", "-1")
     with pytest.raises(SystemExit):
         _run(tiny, "frameid-nope", tmp_path / "out")
+
+
+# --------------------------------------------------------------------------- --candidates release
+
+
+def test_mff_release_rule_for_an_lu_unseen_in_train():
+    model = MostFrequentFrame.fit(_mff_train())
+    assert model.predict("walk.v") == ("Giving", "pos")  # without the release lexicon: back-off
+    release = {"walk.v": frozenset({"Self_motion"}), "give.v": frozenset({"Other", "Giving"}),
+               "ask.v": frozenset({"Self_motion", "Reliance", "Unseen"}), "tie.v": frozenset({"Reliance", "Giving"}),
+               "new.v": frozenset({"Zz", "Aa"})}
+    assert model.predict("walk.v", release) == ("Self_motion", "release")  # its only release frame
+    assert model.predict("ask.v", release) == ("Reliance", "release")  # Reliance 3 train sets, Self_motion 2
+    assert model.predict("tie.v", release) == ("Giving", "release")  # 3 and 3: code-point order
+    assert model.predict("new.v", release) == ("Aa", "release")  # frames unseen in train count 0
+    assert model.predict("give.v", release) == ("Giving", "lu")  # seen in train: rule 1 first
+    assert model.predict("bank.a", release) == ("Reliance", "lemma")  # not listed: the back-offs
+    assert list(model.record(release=True)["rules"]) == ["lu", "release", "lemma", "pos", "global", "ties"]
+    assert "release" not in model.record()["rules"]
+
+
+def test_logreg_release_candidates_restrict_decoding():
+    need_sklearn()
+    from pyfn.baselines.logreg import LogRegFrameId
+
+    lexicon = {"run.v": frozenset({"Self_motion"}), "bank.n": frozenset({"Relational_natural_features", "Businesses"}),
+               **{f"move{i}.v": frozenset({"Other"}) for i in range(3)}}
+    model = LogRegFrameId.fit(bd.instances(_logreg_data(), None), lexicon)
+    text = "they moved money into the safe place ."  # the context says Other
+
+    def predict(lu, release):
+        return model.predict(bd.instances([aset(text, (1, 1), "Self_motion", lu)], None), release)[0]
+
+    assert predict("shift.v", None) == ("Other", "unknown")
+    assert predict("shift.v", {"shift.v": frozenset({"Self_motion"})}) == ("Self_motion", "release_single")
+    assert predict("shift.v", {"shift.v": frozenset({"Unseen"})}) == ("Unseen", "release_single")
+    frame, rule = predict("shift.v", {"shift.v": frozenset({"Self_motion", "Businesses", "Unseen"})})
+    assert rule == "release_ambiguous" and frame in {"Self_motion", "Businesses"}
+    assert predict("shift.v", {"shift.v": frozenset({"Unseen", "Unseen2"})}) == ("Other", "unknown")
+    assert predict("run.v", {"shift.v": frozenset({"Self_motion"})}) == ("Self_motion", "known_single")
+    assert predict("run.v", {"run.v": frozenset({"Unseen", "Unseen2"})}) == ("Self_motion", "known_single")
+    assert list(model.record(release=True)["decoding"])[:2] == ["release_single", "release_ambiguous"]
+
+
+@pytest.fixture
+def unseen_lu(tmp_path):
+    """Data whose dev and test hold an LU absent from train (shift.v, gold Self_motion, in a context that
+    says Other) and a lexicon with release_lu_frames.tsv listing it in Self_motion only."""
+    data, lex = tmp_path / "udata", tmp_path / "ulex"
+    train = _logreg_data()
+    write_split(data, "train", train)
+    text = "they moved money into the safe place ."
+    for split in ("dev", "test"):
+        write_split(data, split, [aset(text, (1, 1), "Self_motion", "shift.v"),
+                                  aset("he ran home fast .", (1, 1), "Self_motion", "run.v")])
+    write_lexicon(lex, train, frames_xml=False)
+    (lex / "release_lu_frames.tsv").write_text(
+        "bank.n\tBusinesses\tRelational_natural_features\nrun.v\tSelf_motion\nshift.v\tSelf_motion\n", encoding="utf-8")
+    finish(lex)
+    return data, lex
+
+
+@pytest.mark.parametrize("name", ["frameid-mff", "frameid-logreg"])
+def test_cli_candidates_release_predicts_the_release_frame(unseen_lu, tmp_path, name):
+    if name == "frameid-logreg":
+        need_sklearn()
+    runs = {}
+    for how, extra in (("default", []), ("train", ["--candidates", "train"]), ("release", ["--candidates", "release"])):
+        _run(unseen_lu, name, tmp_path / how, *extra)
+        pred = list(semeval.read(tmp_path / how / "test.predicted.xml", log=ProblemLog(strict=True)))
+        runs[how] = ({s.lu_name: s.frame_name for s in pred},
+                     json.loads((tmp_path / how / "manifest.json").read_text(encoding="utf-8")))
+    assert runs["train"][0]["shift.v"] == "Other"  # the train-only lexicon does not know shift.v
+    assert runs["release"][0] == {"shift.v": "Self_motion", "run.v": "Self_motion"}
+    # without the option (or with its default) the manifest is what it always was: no trace of it
+    for how in ("default", "train"):
+        assert (tmp_path / how / "manifest.json").read_bytes() == (tmp_path / "default" / "manifest.json").read_bytes()
+        manifest = runs[how][1]
+        assert "candidates" not in manifest and "candidates" not in manifest["options"]
+        assert "lexicon/release_lu_frames.tsv" not in manifest["inputs"]
+        assert not any(r.startswith("release") for r in manifest["predictions"]["test"]["rules_fired"])
+    manifest = runs["release"][1]
+    digest = sha256_file(unseen_lu[1] / "release_lu_frames.tsv")
+    assert manifest["options"]["candidates"] == "release"
+    assert manifest["candidates"] == {"choice": "release", "file": "lexicon/release_lu_frames.tsv",
+                                      "sha256": digest, "lus": 3, "ambiguous_lus": 1}
+    assert manifest["inputs"]["lexicon/release_lu_frames.tsv"] == digest
+    fired = manifest["predictions"]["test"]["rules_fired"]
+    assert fired == ({"lu": 1, "release": 1, "lemma": 0, "pos": 0, "global": 0} if name == "frameid-mff" else
+                     {"release_single": 2, "release_ambiguous": 0, "known_single": 0, "known_ambiguous": 0,
+                      "unknown": 0})
+
+
+def test_cli_candidates_release_needs_the_release_lexicon(tiny, tmp_path):
+    with pytest.raises(PyfnError) as err:
+        _run(tiny, "frameid-mff", tmp_path / "out", "--candidates", "release")
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.endswith("lex/release_lu_frames.tsv: no such file (--candidates release reads it; write it with "
+                            "`pyfn generate ... --release-lexicon`)")
+    assert not (tmp_path / "out" / "manifest.json").exists()
+    with pytest.raises(UsageError, match="--candidates release goes with frameid-mff and frameid-logreg"):
+        _run(tiny, "args-deppath", tmp_path / "out", "--candidates", "release")

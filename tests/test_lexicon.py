@@ -11,14 +11,17 @@ from pyfn.errors import PyfnError, UsageError
 from pyfn.framenet import open_release
 from pyfn.framenet.lexicon import read_frame_relations
 from pyfn.lexicon import (
+    RELEASE_LU_FRAMES,
     TrainInventory,
     ancestors,
     check_leaks,
     frame_parents,
     generate,
+    release_lu_frames,
     role_mappings,
     select_relations,
 )
+from pyfn.model import Frame, LexUnit
 
 HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<?xml-stylesheet type="text/xsl" href="frame.xsl"?>\n'
 
@@ -421,3 +424,63 @@ def test_stale_frame_file_is_refused(release, tmp_path):
 def test_no_train_sets_is_an_error(release, tmp_path):
     with pytest.raises(PyfnError, match="no train annotation sets"):
         generate(release, [], tmp_path)
+
+
+# ---------------------------------------------------------------- release_lu_frames.tsv (--release-lexicon)
+
+
+def test_release_lexicon_lists_every_lu_of_the_frame_files(release, tmp_path):
+    """run.v is in two frames (A, D); gone.v, c.n, d.n, e.n never occur in train and are listed all the same."""
+    report = generate(release, TRAIN, tmp_path, release_lexicon=True)
+    assert _read(tmp_path, RELEASE_LU_FRAMES) == (
+        "act.v\tA\nb.n\tB\nb.v\tB\nc.n\tC\nd.n\tD\ne.n\tE\ngone.v\tA\nrun.v\tA\tD\n"
+    )
+    assert RELEASE_LU_FRAMES in report["files"]
+    record = report["release_lexicon"]
+    assert (record["lines"], record["ambiguous_lus"], record["lu_frame_pairs"]) == (8, 1, 9)
+    assert record["train_lus_not_listed"] == ["test.v@Test35"]  # no frame file for Test35
+    assert report["leak_check"]["passed"] is True  # release-derived: not read by the leak check
+    assert _read(tmp_path, "lu_frames.tsv") == "act.v\tA\nb.v\tB\nrun.v\tA\tD\ntest.v\tTest35\n"
+    json.dumps(report)
+
+
+def test_release_lexicon_leaves_out_excluded_frames_and_lus(release, tmp_path):
+    train = [s for s in TRAIN if s.frame_name != "D"]  # as a build with frame 4 (D) excluded gives it
+    report = generate(release, train, tmp_path, release_lexicon=True, exclude_frames={4}, exclude_lus={102, 999})
+    # frame D (id 4: run.v, d.n) and LU gone.v (id 102) left out; run.v keeps frame A only
+    assert _read(tmp_path, RELEASE_LU_FRAMES) == "act.v\tA\nb.n\tB\nb.v\tB\nc.n\tC\ne.n\tE\nrun.v\tA\n"
+    assert report["release_lexicon"]["excluded_frame_ids"] == [4]
+    assert report["release_lexicon"]["excluded_lu_ids"] == [102, 999]
+
+
+def test_release_lexicon_is_opt_in_and_changes_nothing_else(release, tmp_path):
+    without, with_ = tmp_path / "without", tmp_path / "with"
+    plain = generate(release, TRAIN, without)
+    report = generate(release, TRAIN, with_, release_lexicon=True)
+    assert not (without / RELEASE_LU_FRAMES).exists() and "release_lexicon" not in plain
+    assert {k: v for k, v in report.items() if k != "release_lexicon"} == {
+        **plain, "files": sorted([*plain["files"], RELEASE_LU_FRAMES])}
+    for name in plain["files"]:
+        assert (without / name).read_bytes() == (with_ / name).read_bytes(), name
+
+
+def test_release_lu_frames_pure_function():
+    lu = LexUnit
+    frames = [
+        Frame(2, "Zeta", (), (lu(20, "take.v", "V"), lu(21, "take.v", "V"), lu(22, "grab.v", "V"))),
+        Frame(1, "Alpha", (), (lu(10, "take.v", "V"),)),
+        Frame(3, "Gone", (), (lu(30, "take.v", "V"),)),
+    ]
+    assert release_lu_frames(frames) == {"grab.v": ["Zeta"], "take.v": ["Alpha", "Gone", "Zeta"]}
+    assert release_lu_frames(frames, exclude_frames={3}, exclude_lus={22}) == {"take.v": ["Alpha", "Zeta"]}
+    # an LU listed twice in a frame (FN 1.5: press.v in Attempt_suasion) is listed once; excluding one
+    # of its two ids keeps the other
+    assert release_lu_frames(frames, exclude_lus={20}) == {"grab.v": ["Zeta"], "take.v": ["Alpha", "Gone", "Zeta"]}
+
+
+def test_leak_check_does_not_read_the_release_lexicon():
+    inventory = TrainInventory.of(TRAIN)
+    leaky = b"gone.v\tA\nc.n\tC\n"
+    assert check_leaks({RELEASE_LU_FRAMES: leaky}, inventory)["lus_checked"] == 0
+    with pytest.raises(PyfnError, match="leak check failed: 3 name"):
+        check_leaks({"lu_frames.tsv": leaky}, inventory)

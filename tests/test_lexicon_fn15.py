@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from pyfn.formats import jsonl
-from pyfn.lexicon import generate
+from pyfn.lexicon import generate, release_lu_frames
 from pyfn.splits.builder import BuildOptions, build_splits
 from pyfn.splits.definitions import standard_split
 
@@ -113,3 +113,21 @@ def test_pyfn13_hierarchy_counts(fn15_release, tmp_path):
     assert report["lines"]["frame_parents.csv"] == 255 and report["lines"]["ancestors.csv"] == 660
     assert report["lines"]["frame_parent_rolemappings.csv"] == 732
     assert "Test35\n" in (tmp_path / "ancestors.csv").read_text()
+
+
+def test_release_lexicon_is_what_open_sesame_reads(fn15_release, fn15_frames, fn15_sets):
+    """release_lu_frames.tsv (``--release-lexicon --exclude-frames 398``) is the LU -> frames map that
+    Open-SESAME's dataio.read_frame_maps builds from every lexUnit of frame/*.xml (read here with
+    xml.etree, as it does); every train, dev and test set's frame is among its LU's release frames."""
+    table = release_lu_frames(fn15_frames.values(), exclude_frames={398})
+    sesame: dict[str, set[str]] = {}
+    for path in fn15_release.list("frame"):
+        root = ET.fromstring(fn15_release.read(path))
+        if root.attrib["ID"] != "398":
+            for lu in root.iter(FN + "lexUnit"):
+                sesame.setdefault(lu.attrib["name"], set()).add(root.attrib["name"])
+    assert table == {lu: sorted(frames) for lu, frames in sorted(sesame.items())}
+    assert len(table) == 9515 and sum(len(f) > 1 for f in table.values()) == 1646
+    assert table["press.v"] == ["Attempt_suasion", "Cause_motion"]  # listed twice in Attempt_suasion: once here
+    for split, sets in fn15_sets.items():
+        assert all(s.frame_name in table.get(s.lu_name, ()) for s in sets), split

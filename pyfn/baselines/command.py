@@ -5,6 +5,11 @@ write ``OUT/{split}.predicted.xml`` for the SemEval scorer and ``OUT/manifest.js
 ``pyfn generate`` directory of the same build (``lu_frames.tsv``; ``frames.xml`` and
 ``frRelations.xml`` for tuning ``args-deppath``). Only ``train.jsonl`` (and its parse) trains a model;
 dev is read for predictions and, by ``args-deppath``, to tune one threshold (recorded).
+
+``--candidates release`` (frame identification only) also reads ``LEX/release_lu_frames.tsv``
+(``pyfn generate --release-lexicon``: every LU of the release's frame files) and restricts decoding
+with it, as parsers such as Open-SESAME do; training is unchanged. The manifest records the choice
+and the file's sha256 only then, so that runs without the option write the manifest they always did.
 """
 
 from __future__ import annotations
@@ -32,6 +37,12 @@ SYSTEMS = {
                     "counted on train (pyfn.baselines.args)",
 }
 EVAL_SPLITS = ("dev", "test")
+CANDIDATES = ("train", "release")
+"""``--candidates``: the train-only lexicon only, or the release lexicon first (frame identification)."""
+FRAMEID = ("frameid-mff", "frameid-logreg")
+RELEASE_LEXICON = "release_lu_frames.tsv"
+Candidates = Mapping[str, frozenset[str]] | None
+"""The release lexicon of ``--candidates release`` (LU name -> frames), or None."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -61,6 +72,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="random seed of frameid-logreg (default 0; recorded by all)")
     p.add_argument("--threshold", type=float, default=None, metavar="T",
                    help="args-deppath: use this score threshold instead of tuning it on dev")
+    p.add_argument("--candidates", choices=list(CANDIDATES), default="train",
+                   help="frameid-mff, frameid-logreg: candidate frames at decoding. train (default): the train-only "
+                   "lexicon LEX/lu_frames.tsv; release: first LEX/release_lu_frames.tsv (`pyfn generate "
+                   "--release-lexicon`: every LU of the full release's frame files), so an LU unseen in train "
+                   "still gets only its own frames, as Open-SESAME decodes (mff: rule 'release'; logreg: the best "
+                   "of its release frames). Training reads train only either way; recorded in the manifest")
     p.add_argument("--quiet", action="store_true", help="no summary on stderr")
     p.set_defaults(func=run)
 
@@ -76,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--threshold {args.threshold}: must lie between 0 and 1")
     if not 0 <= args.seed < 2**32:
         raise UsageError(f"--seed {args.seed}: must lie between 0 and 2**32 - 1")
+    if args.candidates != "train" and args.name not in FRAMEID:
+        raise UsageError(f"--candidates {args.candidates} goes with {' and '.join(FRAMEID)}")
     data, lexicon_dir, target = Path(args.data), Path(args.lexicon), Path(args.target)
     for role, directory in (("--data", data), ("--lexicon", lexicon_dir)):
         if not directory.is_dir():
@@ -85,11 +104,12 @@ def run(args: argparse.Namespace) -> int:
         check_finished(directory)  # a directory without a (matching) manifest is not a result to train on
     inputs = bd.Inputs()
     lu_frames = _lexicon(lexicon_dir, inputs)
+    candidates = _release_lexicon(lexicon_dir, inputs) if args.candidates == "release" else None
     train = bd.load_sets(data, "train", inputs)
     _check_lexicon(lu_frames, train, data / "train.jsonl", lexicon_dir / "lu_frames.tsv")
     gold = {split: bd.load_sets(data, split, inputs) for split in splits}
     system = _SYSTEMS[args.name]
-    result = system(args, data, lexicon_dir, lu_frames, train, gold, inputs)
+    result = system(args, data, lexicon_dir, lu_frames, train, gold, inputs, candidates=candidates)
     outputs: dict[str, str] = {}
     with locked_directory(target):
         _forget_previous_run(target)
@@ -107,7 +127,9 @@ def run(args: argparse.Namespace) -> int:
                 "splits": splits,
                 "seed": args.seed,
                 "threshold": args.threshold,
+                **({"candidates": args.candidates} if candidates is not None else {}),
             },
+            **({"candidates": _candidates_record(lexicon_dir, candidates)} if candidates is not None else {}),
             "seed": args.seed,
             "model": result["model"],
             "predictions": {
@@ -124,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
         write_manifest(target, manifest)
     if not args.quiet:
         wrote = ", ".join(f"{split}.predicted.xml ({len(result['predictions'][split]):,} sets)" for split in splits)
-        print(f"pyfn: {args.name}: {result['summary']}; wrote {wrote or 'no predictions'} and manifest.json in "
+        how = " (candidates: release lexicon)" if candidates is not None else ""
+        print(f"pyfn: {args.name}{how}: {result['summary']}; wrote {wrote or 'no predictions'} and manifest.json in "
               f"{target} ({time.perf_counter() - started:.1f} s)", file=sys.stderr)
     return 0
 
@@ -153,6 +176,28 @@ def _lexicon(directory: Path, inputs: bd.Inputs) -> dict[str, frozenset[str]]:
     lu_frames = read_lu_frames(path)
     inputs.add("lexicon", path)
     return lu_frames
+
+
+def _release_lexicon(directory: Path, inputs: bd.Inputs) -> dict[str, frozenset[str]]:
+    """``release_lu_frames.tsv`` of ``--candidates release`` (LU name -> its frames in the release)."""
+    from pyfn.scoring.frameid import read_lu_frames  # noqa: PLC0415
+
+    path = bd.need(directory / RELEASE_LEXICON,
+                   "--candidates release reads it; write it with `pyfn generate ... --release-lexicon`")
+    candidates = read_lu_frames(path)
+    inputs.add("lexicon", path)
+    return candidates
+
+
+def _candidates_record(directory: Path, candidates: Mapping[str, frozenset[str]]) -> dict[str, Any]:
+    """What the manifest says about ``--candidates release``: the file read, its sha256 and size."""
+    return {
+        "choice": "release",
+        "file": f"lexicon/{RELEASE_LEXICON}",
+        "sha256": sha256_file(directory / RELEASE_LEXICON),
+        "lus": len(candidates),
+        "ambiguous_lus": sum(1 for frames in candidates.values() if len(frames) > 1),
+    }
 
 
 def _check_lexicon(lu_frames: Mapping[str, frozenset[str]], train: Sequence[AnnotationSet], train_path: Path,
@@ -194,21 +239,23 @@ def _parses(data: Path, splits: Sequence[str], sets: Mapping[str, Sequence[Annot
 
 
 def _mff(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
-         train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs) -> dict:
+         train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs,
+         candidates: Candidates = None) -> dict:
     from pyfn.baselines.mff import MostFrequentFrame  # noqa: PLC0415
 
     model = MostFrequentFrame.fit(train)
+    fired = ("lu", "release", "lemma", "pos", "global") if candidates is not None else ("lu", "lemma", "pos", "global")
     predictions, per_split = {}, {}
     for split, sets in gold.items():
         rules: Counter = Counter()
         preds = []
         for aset in sets:
-            frame, rule = model.predict(aset.lu_name)
+            frame, rule = model.predict(aset.lu_name, candidates)
             rules[rule] += 1
             preds.append(bd.with_frame(aset, frame))
         predictions[split] = preds
-        per_split[split] = {"rules_fired": {rule: rules[rule] for rule in ("lu", "lemma", "pos", "global")}}
-    record = model.record()
+        per_split[split] = {"rules_fired": {rule: rules[rule] for rule in fired}}
+    record = model.record(release=candidates is not None)
     return {
         "model": record,
         "predictions": predictions,
@@ -218,7 +265,8 @@ def _mff(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Map
 
 
 def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
-            train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs) -> dict:
+            train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs,
+            candidates: Candidates = None) -> dict:
     from pyfn.baselines.logreg import LogRegFrameId  # noqa: PLC0415
 
     splits = ["train", *gold]
@@ -226,13 +274,16 @@ def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: 
     started = time.perf_counter()
     model = LogRegFrameId.fit(bd.instances(train, parses["train"]), lu_frames, seed=args.seed)
     seconds = time.perf_counter() - started
+    fired = ("known_single", "known_ambiguous", "unknown")
+    if candidates is not None:
+        fired = ("release_single", "release_ambiguous", *fired)
     predictions, per_split = {}, {}
     for split, sets in gold.items():
-        decided = model.predict(bd.instances(sets, parses[split]))
+        decided = model.predict(bd.instances(sets, parses[split]), candidates)
         predictions[split] = [bd.with_frame(aset, frame) for aset, (frame, _) in zip(sets, decided, strict=True)]
         rules = Counter(rule for _, rule in decided)
-        per_split[split] = {"rules_fired": {r: rules[r] for r in ("known_single", "known_ambiguous", "unknown")}}
-    record = model.record()
+        per_split[split] = {"rules_fired": {r: rules[r] for r in fired}}
+    record = model.record(release=candidates is not None)
     parse = parses["train"]
     record["features_from"] = ("words, lemmas, POS and dependency parse" if bd.has_heads(parse)
                                else "words, lemmas and POS" if parse is not None else "words only (no preprocessing)")
@@ -246,7 +297,8 @@ def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: 
 
 
 def _args(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
-          train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs) -> dict:
+          train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs,
+          candidates: Candidates = None) -> dict:
     from pyfn.baselines import args as deppath  # noqa: PLC0415
 
     sets = {"train": train, **gold}

@@ -22,6 +22,10 @@ Training uses the sets of ``train.jsonl`` only, every frame of train a class. Fe
 Decoding (SimpleFrameId's lexicon restriction): an LU of the train-only lexicon (``lu_frames.tsv``)
 with one frame gets that frame; with several, the highest-scoring of its frames; an LU absent from
 the lexicon gets the highest-scoring frame of all. Ties go to the frame first in code-point order.
+With ``--candidates release`` (the release lexicon ``release_lu_frames.tsv`` of ``pyfn generate
+--release-lexicon``, as Open-SESAME restricts candidates), an LU listed there is decided first among
+its release frames: one frame, that frame; several, the highest-scoring of those the classifier
+knows (train frames); when it knows none of them, the rules above. Training does not change.
 
 Determinism: a fixed ``random_state`` (the ``--seed``), one process, sorted feature names and
 classes: two trainings give identical predictions whatever ``PYTHONHASHSEED``.
@@ -58,6 +62,12 @@ DECODING = {
     "unknown": "LU not in the train lexicon: the highest-scoring frame of all train frames",
     "ties": "equal scores: the frame first in code-point order",
 }
+RELEASE_DECODING = {
+    "release_single": "LU in the release lexicon (release_lu_frames.tsv) with one frame: that frame",
+    "release_ambiguous": "LU in the release lexicon with several frames: the highest-scoring of those the "
+                         "classifier knows (it knows none of them: the train-lexicon rules)",
+}
+"""The decoding rules placed first by ``--candidates release``."""
 
 
 def _sklearn() -> Any:
@@ -149,13 +159,19 @@ class LogRegFrameId:
         """The frames the classifier knows, in code-point order."""
         return [str(c) for c in self.classifier.classes_] if self.classifier is not None else []
 
-    def predict(self, items: Sequence[Instance]) -> list[tuple[str, str]]:
-        """``(frame, rule)`` per instance; ``rule`` is a key of :data:`DECODING`."""
+    def predict(self, items: Sequence[Instance],
+                candidates: Mapping[str, frozenset[str]] | None = None) -> list[tuple[str, str]]:
+        """``(frame, rule)`` per instance; ``rule`` is a key of :data:`DECODING` (or of
+        :data:`RELEASE_DECODING`, with ``candidates``: LU name -> frames, the release lexicon)."""
+        release = candidates or {}
         out: list[tuple[str, str] | None] = [None] * len(items)
         todo: list[int] = []
         for k, inst in enumerate(items):
             known = self.lexicon.get(inst.lu)
-            if known is not None and len(known) == 1:
+            listed = release.get(inst.lu)
+            if listed is not None and len(listed) == 1:
+                out[k] = (next(iter(listed)), "release_single")
+            elif listed is None and known is not None and len(known) == 1:
                 out[k] = (next(iter(known)), "known_single")
             else:
                 todo.append(k)
@@ -167,21 +183,36 @@ class LogRegFrameId:
             scores = self.classifier.decision_function(_int32(
                 self.vectorizer.transform([features(items[k], CONTEXT_WINDOW) for k in todo])))
             for row, k in zip(scores, todo, strict=True):
-                known = self.lexicon.get(items[k].lu)
-                allowed = [c for c in sorted(known) if c in index] if known else []
-                if allowed:
-                    out[k] = (_argmax(allowed, [row[index[c]] for c in allowed]), "known_ambiguous")
-                else:
-                    out[k] = (_argmax(classes, row), "unknown" if not known else "known_ambiguous")
+                out[k] = self._decide(row, release.get(items[k].lu), self.lexicon.get(items[k].lu), index)
         return [o for o in out if o is not None]
 
-    def record(self) -> dict:
-        """Hyper-parameters, decoding rules and training counts for the manifest."""
+    def _decide(self, row: Any, listed: frozenset[str] | None, known: frozenset[str] | None,
+                index: Mapping[str, int]) -> tuple[str, str]:
+        """The frame of one scored instance: the best of its release frames the classifier knows, else
+        the train-lexicon rules (its one frame, the best of its frames, the best of all frames)."""
+
+        def among(frames: frozenset[str] | None) -> str | None:
+            allowed = [c for c in sorted(frames) if c in index] if frames else []
+            return _argmax(allowed, [row[index[c]] for c in allowed]) if allowed else None
+
+        chosen = among(listed)
+        if chosen is not None:
+            return chosen, "release_ambiguous"
+        if known is not None and len(known) == 1:
+            return next(iter(known)), "known_single"
+        chosen = among(known)
+        if chosen is not None:
+            return chosen, "known_ambiguous"
+        return _argmax(self.classes, row), "unknown" if not known else "known_ambiguous"
+
+    def record(self, release: bool = False) -> dict:
+        """Hyper-parameters, decoding rules (with ``release``, the release rules first) and training
+        counts for the manifest."""
         sklearn, _, _ = _sklearn()
         return {
             "hyperparameters": {**HYPERPARAMETERS, "context_window": CONTEXT_WINDOW,
                                 "min_feature_count": MIN_FEATURE_COUNT},
-            "decoding": DECODING,
+            "decoding": {**RELEASE_DECODING, **DECODING} if release else DECODING,
             "sklearn_version": sklearn.__version__,
             "training": {
                 "annotation_sets": self.n_train,

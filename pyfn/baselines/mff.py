@@ -6,6 +6,10 @@ label, the predicted frame is decided by the first rule that applies to its LU n
 
 1. ``lu``: the LU occurs in train. If train gives it one frame, that frame (SimpleFrameId: an
    unambiguous predicate gets its single frame); if several, the one with the most train sets.
+   ``release`` (only with ``--candidates release``, the release lexicon ``release_lu_frames.tsv``
+   of ``pyfn generate --release-lexicon``; LU unseen in train but listed there): if the release
+   gives it one frame, that frame; if several, the one of those frames with the most train sets
+   (counted over all LUs; a frame unseen in train counts 0).
 2. ``lemma`` (back-off 1, LU unseen): the frames of every train LU with the same lemma (the LU name
    before its last ``.``: ``bank`` for ``bank.n``, whatever the POS), their counts pooled.
 3. ``pos`` (back-off 2, lemma unseen): the frames of every train LU with the same POS suffix (the
@@ -14,7 +18,8 @@ label, the predicted frame is decided by the first rule that applies to its LU n
 
 Every tie (equal counts) goes to the frame name first in code-point order (``min``), so predictions
 never depend on input order or hashing. The rules and how often each fired are recorded in the
-output manifest.
+output manifest (``release`` only when it is in use, so that manifests written without it do not
+change).
 """
 
 from __future__ import annotations
@@ -36,6 +41,11 @@ RULES = {
     "global": "POS unseen: the most frequent frame of train",
     "ties": "equal counts: the frame name first in code-point order",
 }
+RELEASE_RULE = {
+    "release": "LU unseen in train, listed in the release lexicon (release_lu_frames.tsv): its only release frame, "
+               "or the one of its release frames with the most train sets",
+}
+"""The rule added after ``lu`` by ``--candidates release``."""
 
 
 def best(counts: Mapping[str, int]) -> str:
@@ -74,11 +84,16 @@ class MostFrequentFrame:
 
         return cls(frozen(by_lu), frozen(by_lemma), frozen(by_pos), dict(sorted(overall.items())))
 
-    def predict(self, lu: str) -> tuple[str, str]:
-        """``(frame, rule)`` for an LU name; ``rule`` is a key of :data:`RULES`."""
+    def predict(self, lu: str, candidates: Mapping[str, frozenset[str]] | None = None) -> tuple[str, str]:
+        """``(frame, rule)`` for an LU name; ``rule`` is a key of :data:`RULES` (or :data:`RELEASE_RULE`).
+
+        ``candidates`` (LU name -> frames, the release lexicon) adds the ``release`` rule after ``lu``.
+        """
         counts = self.by_lu.get(lu)
         if counts is not None:
             return best(counts), "lu"
+        if candidates is not None and candidates.get(lu):
+            return self.most_frequent_of(candidates[lu]), "release"
         lemma, pos = split_lu(lu)
         if lemma in self.by_lemma:
             return best(self.by_lemma[lemma]), "lemma"
@@ -86,10 +101,16 @@ class MostFrequentFrame:
             return best(self.by_pos[pos]), "pos"
         return best(self.overall), "global"
 
-    def record(self) -> dict:
-        """What the manifest says about the model: rules and training counts."""
+    def most_frequent_of(self, frames: Iterable[str]) -> str:
+        """The frame of ``frames`` with the most train sets (unseen in train: 0); ties in code-point order."""
+        return best({frame: self.overall.get(frame, 0) for frame in frames})
+
+    def record(self, release: bool = False) -> dict:
+        """What the manifest says about the model: rules (with ``release``, the release rule too) and
+        training counts."""
+        rules = RULES if not release else {"lu": RULES["lu"], **RELEASE_RULE, **RULES}
         return {
-            "rules": RULES,
+            "rules": rules,
             "training": {
                 "annotation_sets": sum(self.overall.values()),
                 "lus": len(self.by_lu),
