@@ -207,7 +207,8 @@ def test_models_from_another_run_only_when_train_is_the_same(installed, data, tm
     run = tmp_path / "reused"
     shutil.copyfile(data / "train.bios", variant / "train.bios")
     record = sesame.prepare(installed, variant, source, run, embeddings=vectors, models_from=trained_run)
-    assert record["models_from"] == {"run": str(trained_run.resolve()), "models": {"fid": trained["model_sha256"]}}
+    assert record["models_from"] == {"run": "../standard", "models": {"fid": trained["model_sha256"]}}
+    assert record["data"] == "../variant-data" and record["frames"]["source"] == "sample"  # no machine paths
     assert sesame.train(installed, run, "frameid", "fid", config, 1) == trained  # nothing to train
     assert sesame.prepare(installed, variant, source, run, embeddings=vectors)["models_from"] == record["models_from"]
     out = tmp_path / "out"

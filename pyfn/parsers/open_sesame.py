@@ -151,7 +151,7 @@ def prepare(
     _link(frames_dir, run / "data" / f"fndata-{version}")
     if embeddings is not None:
         _link(Path(embeddings).resolve(), run / EMBEDDINGS)
-        vectors = {"source": str(embeddings), "sha256": sha256_file(Path(embeddings))}
+        vectors = {"source": Path(embeddings).name, "sha256": sha256_file(Path(embeddings))}
     else:
         log(f"{NAME}: training {DIM}-d word2vec vectors on {data / 'train.sentences'}")
         script = Path(__file__).with_name("word2vec_script.py")
@@ -162,7 +162,8 @@ def prepare(
                    "sha256": sha256_file(run / EMBEDDINGS)}
     record = {
         "parser": NAME, "commit": installed["commit"], "patches": installed["patches"], "pins": installed["pins"],
-        "data": str(data), "inputs": inputs, "frames": {"source": str(frames or source), "sha256": frames_key},
+        "data": os.path.relpath(data, run), "inputs": inputs,
+        "frames": {"source": Path(frames or source).name, "sha256": frames_key},
         "embeddings": vectors, "version": version,
     }
     if models_from is not None and Path(models_from).resolve() != run:
@@ -207,7 +208,7 @@ def _reuse_models(other: Path, run: Path, record: dict, log: Log) -> dict:
         shutil.copytree(folder, scratch, ignore=shutil.ignore_patterns("predicted-*"))
         scratch.rename(target)
         log(f"{NAME}: using the model {folder.name} trained in {other}")
-    return {"run": str(other), "models": models}
+    return {"run": os.path.relpath(other, run), "models": models}
 
 
 def _still_reused(run: Path) -> bool:
@@ -371,7 +372,7 @@ def decode(
     shutil.copyfile(produced, output / f"{split}.bios")
     if fes is not None and fes.is_file():
         shutil.copyfile(fes, output / f"{split}.sesame.fes")
-    shutil.copyfile(Path(prepared["data"]) / f"{split}.sentences", output / f"{split}.sentences")
+    shutil.copyfile(run / prepared["data"] / f"{split}.sentences", output / f"{split}.sentences")
     record = {"stage": stage, "model": model, "split": split, "input": "gold" if frames_from is None else str(frames_from),
               "input_sha256": sha256_file(source), "predictions_sha256": sha256_file(output / f"{split}.bios"),
               "own_evaluation": _own_eval(stage, text)}
