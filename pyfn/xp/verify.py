@@ -25,6 +25,8 @@ from pyfn.xp import record
 from pyfn.xp.recipe import RECIPE, expand, load_recipe
 from pyfn.xp.run import execute, script_path
 from pyfn.xp.steps import Layout, steps
+from pyfn.xp.study import split_runs
+from pyfn.xp.variants import extra_steps, variant_runs
 
 
 def _diff(kind: str, name: str, expected: Any, found: Any) -> list[str]:
@@ -90,6 +92,25 @@ def _inside(directory: Path) -> Iterator[None]:
         os.chdir(previous)
 
 
+def _layouts(recipe, folder: Path) -> list[Layout]:  # type: ignore[no-untyped-def]
+    """The layout of the recipe's own settings and of each drawn split or variant."""
+    return [run.layout for run in (variant_runs(recipe, folder) if recipe.variants else split_runs(recipe, folder))]
+
+
+def _target(step) -> str | None:  # type: ignore[no-untyped-def]
+    """The folder or file a pyfn step writes (``--target`` or ``--output``); None for an external
+    parser's own step, or a step reading its predictions (``--source``, ``--pred``) when they are not there."""
+    if step.shell:
+        return None
+    argv = list(step.argv)
+    if step.system is not None and step.system.external:
+        inputs = [argv[i + 1] for i, a in enumerate(argv) if a in ("--source", "--pred")]
+        if not all(Path(p).exists() for p in inputs):
+            return None
+    flag = next((f for f in ("--target", "--output") if f in argv), None)
+    return argv[argv.index(flag) + 1] if flag else None
+
+
 def rerun(folder: Path, main: Callable[[list[str]], int], log: Callable[[str], None] = lambda line: None) -> list[str]:
     """Regenerate the experiment in a temporary copy and compare with the original outputs and scores
     (and, when it has been run here, the outputs in ``work/`` too)."""
@@ -106,25 +127,28 @@ def rerun(folder: Path, main: Callable[[list[str]], int], log: Callable[[str], N
         copy = Path(tmp) / relative
         copy.mkdir(parents=True)
         shutil.copy2(folder / RECIPE, copy / RECIPE)
-        for system in recipe.systems:  # external predictions are not regenerated, only rescored
-            if system.external and (folder / system.output).is_dir():
-                shutil.copytree(folder / system.output, copy / system.output)
+        layouts = _layouts(recipe, folder)
+        for layout in layouts:  # external predictions are not regenerated, only rescored
+            for system in recipe.systems:
+                if system.external and layout.output(system).is_dir():
+                    shutil.copytree(layout.output(system), copy / layout.output(system).relative_to(folder))
         with _inside(Path(tmp)):
-            layout = Layout(relative)
-            for step in steps(recipe, layout):
-                if step.shell or (step.system is not None and step.system.external
-                                  and not (layout.folder / step.system.output).is_dir()):
+            targets = []
+            for step in [*steps(recipe, Layout(relative)), *extra_steps(recipe, relative)]:
+                output = _target(step)
+                if output is None:
                     log(f"pyfn verify: step {step.name} not rerun (external parser)")
                     continue
                 log(f"pyfn verify: rerunning {step.name}")
                 execute(step, recipe.number, main)
-            regenerated = record.output_hashes(layout)
-            scores = record.read_scores(layout, recipe)
+                targets.append(Path(output).relative_to(relative))
+            regenerated = record.output_hashes(Layout(relative))
+            scores = record.read_scores(Layout(relative), recipe)
         originals = manifest["outputs"]
     for name in sorted(set(originals) | set(regenerated)):
         if name in originals and name in regenerated and originals[name] != regenerated[name]:
             drift += [f"rerun output {name}: differs from the original"]
-        elif name not in regenerated and name in originals:
+        elif name not in regenerated and name in originals and any(Path(name).is_relative_to(t) for t in targets):
             drift += [f"rerun output {name}: not regenerated"]
     for system, by_split in manifest["scores"].items():
         drift += _diff("rerun score of", system, by_split, scores.get(system, "not regenerated"))
