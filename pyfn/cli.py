@@ -146,7 +146,8 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
         description=(
             "Build the train split (dev and test read to keep their sentences out) and write, from train only: "
             "lu_frames.tsv, frame_elements.tsv, frame_parents.csv, ancestors.csv, frame_parent_rolemappings.csv "
-            "and fn_train/ (frame/, luIndex.xml, frRelation.xml limited to train); from the full release: "
+            "and fn_train/ (frame/, luIndex.xml, frameIndex.xml, frRelation.xml limited to train, the release's "
+            "semTypes.xml); from the full release: "
             "frames.xml and frRelations.xml for the SemEval scorer (and, with --release-lexicon, "
             "release_lu_frames.tsv). Fails if anything seen only outside train leaks into a parser-side file."
         ),

@@ -6,8 +6,38 @@ the train annotation sets:
 - ``lu_frames.tsv``, ``frame_elements.tsv`` (§6.3);
 - ``frame_parents.csv``, ``ancestors.csv``, ``frame_parent_rolemappings.csv`` (§6.1, §6.2);
 - ``fn_train/``: ``frame/*.xml``, ``luIndex.xml``, ``frameIndex.xml`` and
-  ``frRelation.xml`` of the release, filtered element by element, so that
-  readers of the FrameNet layout (Open-SESAME) read it unchanged (U14).
+  ``frRelation.xml`` of the release, filtered element by element, and the
+  release's ``semTypes.xml`` unchanged (semantic types are not train-specific:
+  they name no frame, LU or FE), so that readers of the FrameNet layout
+  (Open-SESAME, NLTK's ``FramenetCorpusReader``) read it unchanged (U14).
+
+``fn_train/`` stays valid against the release's own schemas (``schema/*.xsd``:
+``frame.xsd``, ``luIndex.xsd``, ``frameIndex.xsd``, ``frameRelations.xsd``,
+``semTypes.xsd``), which the filtering alone would break in three places:
+
+- an ``FEcoreSet`` left with fewer than two ``memberFE`` is dropped (counted
+  under ``core_sets``);
+- a ``frameRelationType`` left without ``frameRelation`` is dropped (counted
+  under ``frame_relation_types``);
+- a train frame none of whose frame file's FEs is seen in train (its train
+  sets label no FE, or only FEs its frame file lacks; FN 1.5: ``Growing_food``,
+  whose one train set labels ``Name``) would have no ``FE``: it is left out of
+  ``fn_train/`` as a frame absent from train is (its file, its
+  ``frameIndex.xml`` and ``luIndex.xml`` entries, its relations and the
+  ``relatedFrame`` naming it) and listed under ``train_frames_without_fe``.
+  Keeping its release FEs would name FEs never seen in train, which the leak
+  check refuses. The text files (``lu_frames.tsv``...) still list it: they
+  come from train alone. To a reader of ``fn_train/`` (Open-SESAME's argument
+  identification looks a set's frame up in the frame files) such a frame is
+  like one seen only in dev or test; pyfn's BIOS files drop Growing_food's set
+  (``fe_not_in_frame``).
+
+So every FE that ``fn_train/`` names (``memberFE``, ``requiresFE``,
+``FERelation``...) is an ``FE`` of a frame file it holds, and every frame it
+names has a frame file there. NLTK's reader needs no ``fulltextIndex.xml`` nor
+``lu/`` for frames, LUs (``lu``, ``frames_by_lemma``) and relations
+(``fe_relations``); ``fn_train/`` has neither (``buildindexes``, ``docs`` and
+the LUs' exemplars need them).
 
 A leak check reads every parser-side output back and refuses to write any of
 them when a frame, LU or FE it names does not occur in train.
@@ -53,6 +83,10 @@ DEFAULT_RELATIONS = ("Inheritance", "Subframe")
 FN_TRAIN = "fn_train"
 UNKNOWN_CORE_TYPE = "unknown"
 HIERARCHY_FILES = ("frame_parents.csv", "ancestors.csv", "frame_parent_rolemappings.csv")
+SEM_TYPES = "semTypes.xml"
+"""Copied into ``fn_train/`` as the release has it: semantic types are not train-specific."""
+MIN_CORE_SET = 2
+"""FrameNet's schema (frame.xsd): an ``FEcoreSet`` has at least two ``memberFE``."""
 RELEASE_LU_FRAMES = "release_lu_frames.tsv"
 """The release-side candidate lexicon (``--release-lexicon``): not a parser-side file, never leak-checked."""
 _LEAK_EXAMPLES = 10
@@ -310,8 +344,9 @@ class Kept:
 
 def filter_frame_xml(tree: etree._ElementTree, inventory: TrainInventory, counts: Mapping[str, Kept]) -> None:
     """Limit a ``frame/*.xml`` tree to train: ``lexUnit``, ``FE`` (and the FE names in
-    ``FEcoreSet``/``requiresFE``/``excludesFE``) and ``relatedFrame``. ``counts`` gets
-    ``lus`` and ``fes``; everything else is kept as it is.
+    ``FEcoreSet``/``requiresFE``/``excludesFE``) and ``relatedFrame``. A core set left
+    with fewer than two members is dropped (FrameNet's schema wants at least two).
+    ``counts`` gets ``lus``, ``fes`` and ``core_sets``; everything else is kept as it is.
     """
     root = tree.getroot()
     frame = root.get("name", "")
@@ -328,7 +363,7 @@ def filter_frame_xml(tree: etree._ElementTree, inventory: TrainInventory, counts
         for member in core_set.findall(NS + "memberFE"):
             if (frame, member.get("name", "")) not in inventory.fes:
                 _drop(member)
-        if len(core_set) == 0:
+        if not counts["core_sets"].see(len(core_set.findall(NS + "memberFE")) >= MIN_CORE_SET):
             _drop(core_set)
     for related in root.findall(f"{NS}frameRelation/{NS}relatedFrame"):
         if (related.text or "").strip() not in inventory.frames:
@@ -350,22 +385,26 @@ def filter_frame_index(tree: etree._ElementTree, inventory: TrainInventory, coun
 
 
 def filter_frame_relations(
-    tree: etree._ElementTree, inventory: TrainInventory, frame_counts: Kept, fe_counts: Kept
+    tree: etree._ElementTree, inventory: TrainInventory, frame_counts: Kept, fe_counts: Kept, type_counts: Kept
 ) -> None:
     """Limit ``frRelation.xml`` to relations between train frames and FE relations between train FEs.
 
-    Every relation type element stays (possibly empty); FE relations of a
-    dropped frame relation count as left out.
+    FE relations of a dropped frame relation count as left out. A relation type
+    element left without relations is dropped (FrameNet's schema wants at least
+    one ``frameRelation`` in each); ``type_counts`` counts them.
     """
-    for rel in tree.getroot().findall(f"{NS}frameRelationType/{NS}frameRelation"):
-        sub, sup = rel.get("subFrameName", ""), rel.get("superFrameName", "")
-        keep_rel = frame_counts.see(sub in inventory.frames and sup in inventory.frames)
-        for fer in rel.findall(NS + "FERelation"):
-            sub_fe, sup_fe = (sub, fer.get("subFEName", "")), (sup, fer.get("superFEName", ""))
-            if not fe_counts.see(keep_rel and sub_fe in inventory.fes and sup_fe in inventory.fes):
-                _drop(fer)
-        if not keep_rel:
-            _drop(rel)
+    for rel_type in tree.getroot().findall(NS + "frameRelationType"):
+        for rel in rel_type.findall(NS + "frameRelation"):
+            sub, sup = rel.get("subFrameName", ""), rel.get("superFrameName", "")
+            keep_rel = frame_counts.see(sub in inventory.frames and sup in inventory.frames)
+            for fer in rel.findall(NS + "FERelation"):
+                sub_fe, sup_fe = (sub, fer.get("subFEName", "")), (sup, fer.get("superFEName", ""))
+                if not fe_counts.see(keep_rel and sub_fe in inventory.fes and sup_fe in inventory.fes):
+                    _drop(fer)
+            if not keep_rel:
+                _drop(rel)
+        if not type_counts.see(rel_type.find(NS + "frameRelation") is not None):
+            _drop(rel_type)
 
 
 def relation_types(tree: etree._ElementTree) -> list[str]:
@@ -453,6 +492,8 @@ def _names_in(relpath: str, data: bytes, with_coretype: bool) -> Iterable[tuple[
                 yield "fe", (frame, elem.get("name", ""))
         for elem in root.iter(NS + "relatedFrame"):
             yield "frame", (elem.text or "").strip()
+    elif relpath == f"{FN_TRAIN}/{SEM_TYPES}":
+        return  # semantic types only (names, abbreviations, definitions): no frame, LU or FE
     elif base == "luIndex.xml":
         for elem in parse_xml(data, relpath).getroot().iter(NS + "lu"):
             yield "frame", elem.get("frameName", "")
@@ -513,26 +554,57 @@ def _read_frames(release: Release) -> dict[str, tuple[str, bytes, Frame]]:
     return out
 
 
+def view_inventory(inventory: TrainInventory, frames: Iterable[Frame]) -> tuple[TrainInventory, list[str]]:
+    """What ``fn_train/`` may name, and the train frames it leaves out because no FE of their
+    frame file is seen in train (sorted).
+
+    Its frames are the train frames that have a frame file with at least one FE seen in
+    train (FrameNet's schema wants at least one ``FE`` in a frame); its LUs the train LUs
+    of those frames; its FEs the train FEs that their frame files define (so that every
+    FE an ``FERelation`` or a core set names is an ``FE`` of a written frame file).
+    ``overt_fes`` is left empty: nothing in ``fn_train/`` reads it.
+    """
+    kept: set[str] = set()
+    fes: set[FE] = set()
+    without_fe: list[str] = []
+    for frame in frames:
+        if frame.name not in inventory.frames:
+            continue
+        seen = {(frame.name, fe.name) for fe in frame.fes} & inventory.fes
+        if seen:
+            kept.add(frame.name)
+            fes |= seen
+        else:
+            without_fe.append(frame.name)
+    lus = frozenset(lu for lu in inventory.lus if lu[1] in kept)
+    return TrainInventory(frozenset(kept), lus, frozenset(fes), frozenset()), sorted(without_fe)
+
+
 def _parser_view(
     release: Release,
     frames: Mapping[str, tuple[str, bytes, Frame]],
     rel_tree: etree._ElementTree,
     inventory: TrainInventory,
-) -> tuple[dict[str, bytes], dict[str, dict[str, int]]]:
+) -> tuple[dict[str, bytes], dict[str, dict[str, int] | list[str]]]:
     """The ``fn_train/`` files (relative path -> bytes) and their kept / left-out counts.
 
-    ``rel_tree`` (the tree of ``frRelation.xml``) is filtered in place.
+    ``rel_tree`` (the tree of ``frRelation.xml``) is filtered in place. A train frame none
+    of whose frame file's FEs is seen in train is left out like a frame absent from train
+    (its file, index entries, LUs and relations) and listed under ``train_frames_without_fe``.
     """
-    counts = {k: Kept() for k in ("frames", "lus", "fes", "frame_relations", "fe_relations")}
+    view, without_fe = view_inventory(inventory, (frame for _, _, frame in frames.values()))
+    kinds = ("frames", "lus", "fes", "core_sets", "frame_relation_types", "frame_relations", "fe_relations")
+    counts = {k: Kept() for k in kinds}
     files: dict[str, bytes] = {}
     for name in sorted(frames):
         relpath, data, frame = frames[name]
-        if not counts["frames"].see(name in inventory.frames):
+        tree = parse_xml(data, f"{release.label}: {relpath}")
+        if not counts["frames"].see(name in view.frames):
             counts["lus"].release += len(frame.lus)
             counts["fes"].release += len(frame.fes)
+            counts["core_sets"].release += len(tree.getroot().findall(NS + "FEcoreSet"))
             continue
-        tree = parse_xml(data, f"{release.label}: {relpath}")
-        filter_frame_xml(tree, inventory, counts)
+        filter_frame_xml(tree, view, counts)
         files[f"{FN_TRAIN}/frame/{posixpath.basename(relpath)}"] = _serialize_fn(tree)
     indexes = (
         ("luIndex.xml", filter_lu_index, "lu_index_entries"),
@@ -542,11 +614,19 @@ def _parser_view(
         if release.exists(index):
             tree = parse_xml(release.read(index), f"{release.label}: {index}")
             counts[kind] = Kept()
-            filter_index(tree, inventory, counts[kind])
+            filter_index(tree, view, counts[kind])
             files[f"{FN_TRAIN}/{index}"] = _serialize_fn(tree)
-    filter_frame_relations(rel_tree, inventory, counts["frame_relations"], counts["fe_relations"])
+    filter_frame_relations(
+        rel_tree, view, counts["frame_relations"], counts["fe_relations"], counts["frame_relation_types"]
+    )
     files[f"{FN_TRAIN}/frRelation.xml"] = _serialize_fn(rel_tree)
-    return files, {k: v.as_dict() for k, v in counts.items()}
+    if release.exists(SEM_TYPES):  # the release's bytes: semantic types are not train-specific
+        data = release.read(SEM_TYPES)
+        parse_xml(data, f"{release.label}: {SEM_TYPES}")  # refuse a malformed one
+        files[f"{FN_TRAIN}/{SEM_TYPES}"] = data
+    report: dict[str, dict[str, int] | list[str]] = {k: v.as_dict() for k, v in counts.items()}
+    report["train_frames_without_fe"] = without_fe
+    return files, report
 
 
 def check_frame_folder(target: Path, frame_files: Iterable[str]) -> None:

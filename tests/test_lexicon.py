@@ -1,4 +1,5 @@
-"""Train-only lexicon and scorer lexicon (pyfn.lexicon) on a tiny hand-made release."""
+"""Train-only lexicon and scorer lexicon (pyfn.lexicon) on a tiny hand-made release (and fn_train/'s
+schema rules on the bundled sample)."""
 
 import json
 import xml.etree.ElementTree as ET
@@ -12,11 +13,14 @@ from pyfn.framenet import open_release
 from pyfn.framenet.lexicon import read_frame_relations
 from pyfn.lexicon import (
     RELEASE_LU_FRAMES,
+    Kept,
     TrainInventory,
     ancestors,
     check_leaks,
+    filter_frame_xml,
     frame_parents,
     generate,
+    parse_xml,
     release_lu_frames,
     role_mappings,
     select_relations,
@@ -41,6 +45,10 @@ FRAME_A = (
     </FEcoreSet>
     <FEcoreSet>
         <memberFE name="Time" ID="13"/>
+    </FEcoreSet>
+    <FEcoreSet>
+        <memberFE name="Actor" ID="11"/>
+        <memberFE name="Object" ID="12"/>
     </FEcoreSet>
     <frameRelation type="Inherits from">
         <relatedFrame>C</relatedFrame>
@@ -68,6 +76,7 @@ EXPECTED_A = f"""<?xml version='1.0' encoding='UTF-8' standalone='yes'?>
     <FE coreType="Core" name="Object" ID="12"/>
     <FEcoreSet>
         <memberFE name="Actor" ID="11"/>
+        <memberFE name="Object" ID="12"/>
     </FEcoreSet>
     <frameRelation type="Inherits from">
     </frameRelation>
@@ -134,7 +143,22 @@ LU_INDEX = (
     '    <lu frameName="A" name="run.v" ID="101"/>\n'
     '    <lu frameName="D" name="run.v" ID="400"/>\n'
     '    <lu frameName="C" name="c.n" ID="300"/>\n'
+    '    <lu frameName="E" name="e.n" ID="500"/>\n'
     "</luIndex>\n"
+)
+
+FRAME_INDEX = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    f'<frameIndex xmlns="{NS}">\n'
+    + "".join(f'    <frame ID="{i}" name="{name}"/>\n' for i, name in enumerate(FRAMES, 1))
+    + "</frameIndex>\n"
+)
+
+SEM_TYPES = (
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+    f'<semTypes xmlns="{NS}">\n'
+    '    <semType ID="1" name="Sentient" abbrev="Sent">\n        <definition>Alive.</definition>\n    </semType>\n'
+    "</semTypes>\n"
 )
 
 
@@ -146,6 +170,8 @@ def release(tmp_path):
         (root / "frame" / f"{name}.xml").write_text(text)
     (root / "frRelation.xml").write_text(FR_RELATION)
     (root / "luIndex.xml").write_text(LU_INDEX)
+    (root / "frameIndex.xml").write_text(FRAME_INDEX)
+    (root / "semTypes.xml").write_text(SEM_TYPES)
     (root / "README.txt").write_text("Release 1.5")
     return open_release(root)
 
@@ -283,18 +309,28 @@ def test_fn_train_view_exact_content(release, tmp_path):
         '    <frameRelationType subFrameName="Child" superFrameName="Parent" name="Using" ID="3">\n'
         + _rel(6, "D", "A")
         + "    </frameRelationType>\n"
-        '    <frameRelationType subFrameName="ReferringEntry" superFrameName="MainEntry" name="See_also" ID="4">\n'
-        "    </frameRelationType>\n"
-        "</frameRelations>\n"
+        "</frameRelations>\n"  # See_also, without relations (in the release too), is dropped
     )
+    assert _read(view, "frameIndex.xml") == (
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes'?>\n"
+        f'<frameIndex xmlns="{NS}">\n'
+        '    <frame ID="1" name="A"/>\n    <frame ID="2" name="B"/>\n    <frame ID="4" name="D"/>\n'
+        "</frameIndex>\n"
+    )
+    assert (view / "semTypes.xml").read_bytes() == SEM_TYPES.encode()  # the release's, unchanged
     assert report["fn_train"] == {
         "frames": {"release": 5, "kept": 3, "left_out": 2},
         "lus": {"release": 9, "kept": 4, "left_out": 5},
         "fes": {"release": 10, "kept": 5, "left_out": 5},
+        "core_sets": {"release": 3, "kept": 1, "left_out": 2},
+        "frame_relation_types": {"release": 4, "kept": 3, "left_out": 1},
         "frame_relations": {"release": 6, "kept": 3, "left_out": 3},
         "fe_relations": {"release": 6, "kept": 3, "left_out": 3},
-        "lu_index_entries": {"release": 4, "kept": 2, "left_out": 2},
+        "lu_index_entries": {"release": 5, "kept": 2, "left_out": 3},
+        "frame_index_entries": {"release": 5, "kept": 3, "left_out": 2},
+        "train_frames_without_fe": [],
     }
+    assert "fn_train/semTypes.xml" in report["files"]
 
 
 def test_fn_train_view_reads_like_framenet(release, tmp_path):
@@ -323,6 +359,106 @@ def test_fn_train_view_reads_like_framenet(release, tmp_path):
         for r in t.findall(ns + "frameRelation")
     ]
     assert inherit == [("B", "A")]
+
+
+def test_core_set_left_with_one_member_is_dropped():
+    """frame.xsd: an FEcoreSet has at least two memberFE. Sets keep their train members; fewer than two: dropped."""
+    members = lambda *names: "".join(f'<memberFE name="{n}" ID="1"/>' for n in names)  # noqa: E731
+    tree = parse_xml(
+        f'<frame xmlns="{NS}" name="A"><FE name="Actor"/><FE name="Object"/><FE name="Time"/>'
+        f"<FEcoreSet>{members('Actor', 'Object', 'Time')}</FEcoreSet>"
+        f"<FEcoreSet>{members('Actor', 'Time')}</FEcoreSet>"
+        f"<FEcoreSet>{members('Time', 'Actor', 'Object')}</FEcoreSet></frame>".encode(),
+        "A.xml",
+    )
+    counts = {"lus": Kept(), "fes": Kept(), "core_sets": Kept()}
+    filter_frame_xml(tree, TrainInventory.of(TRAIN), counts)  # train: A.Actor, A.Object (null-instantiated)
+    ns = "{" + NS + "}"
+    kept = [[m.get("name") for m in cs.iter(ns + "memberFE")] for cs in tree.getroot().iter(ns + "FEcoreSet")]
+    assert kept == [["Actor", "Object"], ["Actor", "Object"]]
+    assert counts["core_sets"].as_dict() == {"release": 3, "kept": 2, "left_out": 1}
+
+
+@pytest.mark.parametrize("fe, kept", [("Ghost", False), ("Actor", True)])
+def test_train_frame_without_train_fe_is_left_out_of_fn_train(release, tmp_path, fe, kept):
+    """A train frame none of whose frame file's FEs train labels (E: Ghost is no FE of E.xml) would have
+    no FE (frame.xsd wants one): fn_train/ leaves it out as it leaves out a frame absent from train
+    (frame file, frameIndex and luIndex entries, relations, relatedFrame); the text files still list it."""
+    sets = [*TRAIN, make_set(TEXT, [(0, 2)], [(fe, 4, 6)], set_id=6, frame="E", lu="e.n")]
+    report = generate(release, sets, tmp_path)
+    view = tmp_path / "fn_train"
+    assert (view / "frame" / "E.xml").exists() is kept
+    assert ('name="E"' in _read(view, "frameIndex.xml")) is kept
+    assert ('<lu frameName="E" name="e.n" ID="500"/>' in _read(view, "luIndex.xml")) is kept
+    assert ('subFrameName="E" superFrameName="A"' in _read(view, "frRelation.xml")) is kept
+    assert ("<relatedFrame>E</relatedFrame>" in _read(view, "frame/A.xml")) is kept
+    assert report["fn_train"]["train_frames_without_fe"] == ([] if kept else ["E"])
+    assert report["fn_train"]["frames"] == {"release": 5, "kept": 3 + kept, "left_out": 2 - kept}
+    assert "e.n\tE\n" in _read(tmp_path, "lu_frames.tsv") and f"E\t{fe}\n" in _read(tmp_path, "frame_elements.tsv")
+    assert report["leak_check"]["passed"] is True
+    if not kept:  # the rest of fn_train/ is what it is without E's set
+        generate(release, TRAIN, tmp_path / "without")
+        for path in sorted(view.rglob("*.xml")):
+            assert path.read_bytes() == (tmp_path / "without" / "fn_train" / path.relative_to(view)).read_bytes()
+
+
+def _schema_rule_breaks(view: Path) -> list[str]:
+    """What FrameNet's schemas require of fn_train/ beyond well-formedness and that filtering could break:
+    an FE in every frame, two members in a core set, a relation in a relation type; and the names that
+    NLTK resolves: FEs of the same frame file, frames with a frame file."""
+    ns = "{" + NS + "}"
+    breaks: list[str] = []
+    fes: dict[str, set[str]] = {}
+    for path in sorted((view / "frame").iterdir()):
+        root = ET.parse(path).getroot()
+        fes[root.attrib["name"]] = {fe.attrib["name"] for fe in root.iter(ns + "FE")}
+    for path in sorted((view / "frame").iterdir()):
+        root = ET.parse(path).getroot()
+        name = root.attrib["name"]
+        if not fes[name]:
+            breaks.append(f"{path.name}: no FE")
+        for core_set in root.iter(ns + "FEcoreSet"):
+            if len(core_set.findall(ns + "memberFE")) < 2:
+                breaks.append(f"{path.name}: core set of fewer than two")
+        for tag in ("memberFE", "requiresFE", "excludesFE"):
+            breaks += [f"{path.name}: {tag} {e.attrib['name']}" for e in root.iter(ns + tag)
+                       if e.attrib["name"] not in fes[name]]
+        breaks += [f"{path.name}: relatedFrame {e.text}" for e in root.iter(ns + "relatedFrame") if e.text not in fes]
+    for rel_type in ET.parse(view / "frRelation.xml").getroot().iter(ns + "frameRelationType"):
+        relations = rel_type.findall(ns + "frameRelation")
+        if not relations:
+            breaks.append(f"frRelation.xml: {rel_type.attrib['name']} without relations")
+        for rel in relations:
+            sub, sup = rel.attrib["subFrameName"], rel.attrib["superFrameName"]
+            for fer in rel.iter(ns + "FERelation"):
+                if fer.attrib["subFEName"] not in fes.get(sub, ()) or fer.attrib["superFEName"] not in fes.get(sup, ()):
+                    breaks.append(f"frRelation.xml: FE relation {fer.attrib['ID']}")
+    return breaks
+
+
+def test_sample_fn_train_keeps_the_schema_rules(tmp_path):
+    """``pyfn generate --source sample``: fn_train/ breaks none of the schema rules that filtering could break;
+    the sample's three train frames whose train sets label no FE (Clothing...) are left out; semTypes.xml is
+    the sample's, unchanged, and listed in the manifest."""
+    from pyfn.cli import main  # noqa: PLC0415
+    from pyfn.resources import resource_path  # noqa: PLC0415
+
+    assert main(["generate", "--source", "sample", "--target", str(tmp_path), "--quiet"]) == 0
+    manifest = json.loads((tmp_path / "manifest.json").read_text(encoding="utf-8"))
+    view = manifest["lexicon"]["fn_train"]
+    assert _schema_rule_breaks(tmp_path / "fn_train") == []
+    assert view["core_sets"] == {"release": 83, "kept": 10, "left_out": 73}
+    assert view["frame_relation_types"] == {"release": 9, "kept": 8, "left_out": 1}
+    assert view["train_frames_without_fe"] == ["Clothing", "Coming_to_believe", "Defend"]
+    assert view["frames"]["kept"] == len(list((tmp_path / "fn_train" / "frame").iterdir())) == 142
+    assert (tmp_path / "fn_train" / "semTypes.xml").read_bytes() == resource_path("sample", "semTypes.xml").read_bytes()
+    assert "fn_train/semTypes.xml" in manifest["outputs"] and "fn_train/semTypes.xml" in manifest["lexicon"]["files"]
+
+
+def test_leak_check_reads_no_name_in_sem_types():
+    """semTypes.xml (the release's: semantic types are not train-specific) names no frame, LU or FE."""
+    checked = check_leaks({"fn_train/semTypes.xml": SEM_TYPES.encode()}, TrainInventory.of(TRAIN))
+    assert checked == {"passed": True, "frames_checked": 0, "lus_checked": 0, "fes_checked": 0}
 
 
 def test_scorer_files_from_the_full_release(release, tmp_path):

@@ -1,8 +1,10 @@
 """pyfn.lexicon on the real FrameNet 1.5 release: FT train, frame 398 excluded (and pyfn 1.3's setting)."""
 
 import xml.etree.ElementTree as ET
+from collections import Counter
 
 import pytest
+from lxml import etree
 
 from pyfn.formats import jsonl
 from pyfn.lexicon import generate, release_lu_frames
@@ -38,12 +40,17 @@ def test_counts_train_versus_release(lexicon):
         "fes_not_in_frame_file": ["Growing_food.Name", "Removing.Frequency"],
     }
     view = report["fn_train"]
-    assert view["frames"] == {"release": 1019, "kept": 659, "left_out": 360}
+    # Growing_food's one train set labels Name, an FE its frame file lacks: no FE, so left out
+    assert view["train_frames_without_fe"] == ["Growing_food"]
+    assert view["frames"] == {"release": 1019, "kept": 658, "left_out": 361}
     # two frames hold two lexUnits with the same name (press.v in Attempt_suasion, ...): both kept
-    assert view["lus"] == {"release": 11942, "kept": 3254, "left_out": 8688}
+    assert view["lus"] == {"release": 11942, "kept": 3253, "left_out": 8689}
     assert view["fes"] == {"release": 9634, "kept": 2981, "left_out": 6653}
-    assert view["lu_index_entries"] == {"release": 11829, "kept": 3221, "left_out": 8608}
-    assert view["frame_relations"] == {"release": 1676, "kept": 819, "left_out": 857}
+    assert view["core_sets"] == {"release": 340, "kept": 178, "left_out": 162}
+    assert view["lu_index_entries"] == {"release": 11829, "kept": 3220, "left_out": 8609}
+    assert view["frame_index_entries"] == {"release": 1019, "kept": 658, "left_out": 361}
+    assert view["frame_relation_types"] == {"release": 9, "kept": 9, "left_out": 0}
+    assert view["frame_relations"] == {"release": 1676, "kept": 818, "left_out": 858}
     assert view["fe_relations"] == {"release": 10020, "kept": 2166, "left_out": 7854}
     assert report["lines"] == {
         "lu_frames.tsv": 2807,
@@ -54,7 +61,7 @@ def test_counts_train_versus_release(lexicon):
     }
     assert report["hierarchy"] == {"frame_relations_of_types": 734, "fe_relations_of_types": 4727}
     assert report["leak_check"]["passed"] is True
-    assert len(report["files"]) == 5 + 2 + 659 + 3
+    assert len(report["files"]) == 5 + 2 + 658 + 4
 
 
 def test_dev_test_only_frames_stay_out_of_parser_files(lexicon):
@@ -131,3 +138,116 @@ def test_release_lexicon_is_what_open_sesame_reads(fn15_release, fn15_frames, fn
     assert table["press.v"] == ["Attempt_suasion", "Cause_motion"]  # listed twice in Attempt_suasion: once here
     for split, sets in fn15_sets.items():
         assert all(s.frame_name in table.get(s.lu_name, ()) for s in sets), split
+
+
+# ---------------------------------------------------------------- fn_train/ against FrameNet's schemas and NLTK
+
+XSD = "{http://www.w3.org/2001/XMLSchema}"
+
+
+@pytest.fixture(scope="module")
+def release_schemas(fn15_release, tmp_path_factory):
+    """The release's ``schema/*.xsd``, by the root element each declares (``{namespace}name``)."""
+    folder = tmp_path_factory.mktemp("fn15_schema")
+    for relpath in fn15_release.list("schema", ".xsd"):
+        (folder / relpath.rsplit("/", 1)[-1]).write_bytes(fn15_release.read(relpath))
+    schemas = {}
+    for path in sorted(folder.glob("*.xsd")):
+        root = etree.parse(str(path)).getroot()
+        for element in root.findall(XSD + "element"):  # the global elements: roots of documents
+            schemas[f"{{{root.get('targetNamespace')}}}{element.get('name')}"] = path
+    return {tag: etree.XMLSchema(etree.parse(str(path))) for tag, path in schemas.items()}
+
+
+def _invalid(schemas, documents):
+    """``{name: first error}`` of the documents that their root element's schema refuses."""
+    failures = {}
+    for name, data in documents:
+        doc = etree.ElementTree(etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True)))
+        schema = schemas[doc.getroot().tag]
+        if not schema.validate(doc):
+            failures[name] = str(schema.error_log.last_error)
+    return failures
+
+
+def test_fn_train_is_valid_against_the_release_schemas(lexicon, release_schemas, fn15_release):
+    """Every file of fn_train/ validates against the release's XSD for its root element (frame.xsd,
+    luIndex.xsd, frameIndex.xsd, frameRelations.xsd, semTypes.xsd), as the release's own files do."""
+    target, _, _ = lexicon
+    files = sorted((target / "fn_train").rglob("*.xml"))
+    roots = Counter(etree.QName(etree.parse(str(p)).getroot()).localname for p in files)
+    assert roots == {"frame": 658, "luIndex": 1, "frameIndex": 1, "frameRelations": 1, "semTypes": 1}
+    assert _invalid(release_schemas, [(str(p.relative_to(target)), p.read_bytes()) for p in files]) == {}
+    # the schemas chosen so are the release's own: its files of the same roots pass them too
+    release_files = ["luIndex.xml", "frameIndex.xml", "frRelation.xml", "semTypes.xml", "frame/Agriculture.xml",
+                     "frame/Growing_food.xml"]
+    assert _invalid(release_schemas, [(name, fn15_release.read(name)) for name in release_files]) == {}
+
+
+def test_core_sets_of_fn_train_have_two_members_seen_in_train(lexicon):
+    """Agriculture's core set Food/Ground keeps Food alone in train: dropped (frame.xsd wants two members)."""
+    target, _, _ = lexicon
+    ns = "{http://framenet.icsi.berkeley.edu}"
+    sizes = Counter()
+    for path in (target / "fn_train" / "frame").iterdir():
+        root = ET.parse(path).getroot()
+        fes = {fe.attrib["name"] for fe in root.iter(ns + "FE")}
+        for core_set in root.iter(ns + "FEcoreSet"):
+            members = [m.attrib["name"] for m in core_set.iter(ns + "memberFE")]
+            assert set(members) <= fes, path.name
+            sizes[len(members)] += 1
+    assert min(sizes) >= 2 and sum(sizes.values()) == 178
+    assert not ET.parse(target / "fn_train" / "frame" / "Agriculture.xml").getroot().findall(ns + "FEcoreSet")
+
+
+@pytest.fixture
+def nltk_fn(lexicon, monkeypatch):
+    """A fresh NLTK ``FramenetCorpusReader`` over fn_train/ (it caches what it read: one per test)."""
+    import nltk  # noqa: PLC0415
+    from nltk.corpus.reader.framenet import FramenetCorpusReader  # noqa: PLC0415
+
+    root = (lexicon[0] / "fn_train").resolve()
+    monkeypatch.setattr(nltk.data, "path", [*nltk.data.path, str(root)])  # NLTK >= 3.10 reads allowed roots only
+    return FramenetCorpusReader(str(root), [])
+
+
+def test_nltk_opens_every_frame_and_core_set_of_fn_train(nltk_fn, lexicon):
+    names = nltk_fn.frame_ids_and_names()
+    assert len(names) == 658 == len(list((lexicon[0] / "fn_train" / "frame").iterdir()))
+    core_sets = sem_types = 0
+    for frame_id, name in sorted(names.items()):
+        frame = nltk_fn.frame(frame_id)
+        assert frame.name == name and frame.FE
+        for core_set in frame.FEcoreSets:
+            assert len(core_set) >= 2 and all(frame.FE[fe.name] is fe for fe in core_set)
+            core_sets += 1
+        # semantic types resolve through fn_train/semTypes.xml
+        assert all(st.name for st in frame.semTypes) and all(fe.semType is None or fe.semType.name
+                                                              for fe in frame.FE.values())
+        sem_types += bool(frame.semTypes) + sum(fe.semType is not None for fe in frame.FE.values())
+    assert core_sets == 178 and sem_types > 0
+
+
+def test_nltk_opens_every_lu_of_fn_train(nltk_fn):
+    """Every LU of luIndex.xml by id (LUs of status Problem, absent from it, NLTK skips as in the release)."""
+    names = nltk_fn.lu_ids_and_names()
+    assert len(names) == 3220
+    for lu_id, name in sorted(names.items()):
+        lu = nltk_fn.lu(lu_id)  # the LU of its frame file (through frameIndex.xml), not the bare index entry
+        assert (lu.name, lu.ID, lu._type) == (name, lu_id, "lu") and lu.frame.lexUnit[name].name == name
+
+
+def test_nltk_frames_by_lemma_on_fn_train(nltk_fn, lexicon):
+    assert len(nltk_fn.frames_by_lemma(r".")) == 658
+    lines = dict(line.split("\t", 1) for line in (lexicon[0] / "lu_frames.tsv").read_text().splitlines())
+    assert lines["raise.v"] == "Causation\tCause_change_of_position_on_a_scale\tGrowing_food"
+    found = sorted(f.name for f in nltk_fn.frames_by_lemma(r"^raise\.v$"))
+    assert found == ["Causation", "Cause_change_of_position_on_a_scale"]  # Growing_food is left out
+
+
+def test_nltk_opens_every_fe_relation_of_fn_train(nltk_fn):
+    relations = nltk_fn.fe_relations()
+    assert len(relations) == 2166
+    for relation in relations:
+        assert relation.superFE.name == relation.superFEName and relation.subFE.name == relation.subFEName
+        assert relation.superFE.frame is relation.superFrame and relation.subFE.frame is relation.subFrame
