@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 from importlib import metadata
 from pathlib import Path
@@ -51,14 +52,20 @@ def file_digest(path: Path) -> str:
 
 
 def output_hashes(layout: Layout) -> dict[str, str]:
-    """Digest (:func:`file_digest`) of every file under ``work/``, by path relative to the experiment folder."""
+    """Digest (:func:`file_digest`) of every file under ``work/``, by path relative to the experiment folder.
+
+    Symbolic links are not followed: an external parser's run folder links its inputs (pyfn's data, the
+    frame files), which are hashed where they are written or recorded by sha256 in the run's own record.
+    """
     if not layout.work.is_dir():
         return {}
-    return {
-        str(p.relative_to(layout.folder)): file_digest(p)
-        for p in sorted(layout.work.rglob("*"))
-        if p.is_file() and p.name != LOCK_NAME and not p.name.endswith(".tmp")
-    }
+    out = {}
+    for directory, dirs, files in os.walk(layout.work):  # os.walk does not enter linked folders
+        for name in files:
+            path = Path(directory) / name
+            if not path.is_symlink() and name != LOCK_NAME and not name.endswith(".tmp"):
+                out[str(path.relative_to(layout.folder))] = file_digest(path)
+    return dict(sorted(out.items(), key=lambda item: Path(item[0])))  # as pathlib orders paths
 
 
 def source_record(recipe: Recipe) -> dict[str, Any]:

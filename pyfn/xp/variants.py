@@ -99,6 +99,7 @@ def analyse_variants(recipe: Recipe, folder: Path) -> dict[str, Any] | None:
                 entry["versus_standard"] = _versus_standard(standard, run, system.name, split)
             systems[system.name] = entry
         ranking = (result or {}).get("ranking", {}).get("frameid")
+        standard_ranking = (base or {}).get("ranking", {}).get("frameid")
         out["variants"][run.name] = {
             "description": variant.description if variant else "the recipe's own settings",
             "changes": dict(variant.changes) if variant else {},
@@ -106,8 +107,8 @@ def analyse_variants(recipe: Recipe, folder: Path) -> dict[str, Any] | None:
             "test_sets": ((result or {}).get("counts") or {}).get(split, {}).get("annotation_sets"),
             "systems": systems,
             "ranking": ranking,
-            "ranking_changed": None if variant is None or ranking is None or base is None
-            else ranking != base["ranking"].get("frameid"),
+            "ranking_changed": None if variant is None or not ranking or not standard_ranking
+            or set(ranking) != set(standard_ranking) else ranking != standard_ranking,
             "pairs": (result or {}).get("pairs", []),
         }
     return out
