@@ -129,7 +129,7 @@ def _versus(versus: dict[str, Any] | None) -> str:
 
 
 SYSTEM_HEAD = ("variant", "what changes", "models", "test sets", "system", "accuracy", "vs standard")
-RANKING_HEAD = ("variant", "frame-identification ranking", "changed")
+RANKING_HEAD = ("variant", "frame-identification ranking", "changed", "pairs (later minus earlier, McNemar mid-p, Holm)")
 
 
 def system_rows(analysis: dict[str, Any]) -> list[tuple[str, ...]]:
@@ -141,7 +141,8 @@ def system_rows(analysis: dict[str, Any]) -> list[tuple[str, ...]]:
 
 def ranking_rows(analysis: dict[str, Any]) -> list[tuple[str, ...]]:
     """One row per variant (:data:`RANKING_HEAD`)."""
-    return [(name, " > ".join(v["ranking"] or []) or "n/a", {None: "-", True: "yes", False: "no"}[v["ranking_changed"]])
+    return [(name, " > ".join(v["ranking"] or []) or "n/a", {None: "-", True: "yes", False: "no"}[v["ranking_changed"]],
+             "; ".join(f"{p['b']} - {p['a']}: {p['delta']:+.4f} (p {p['p_holm']:.3g})" for p in v["pairs"]) or "-")
             for name, v in analysis["variants"].items()]
 
 
