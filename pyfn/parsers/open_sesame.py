@@ -175,6 +175,14 @@ def prepare(
 
 
 REUSE_KEYS = ("commit", "patches", "pins", "version")
+TRAINED = "pyfn-train.json"
+"""Marks a finished training in ``logs/MODEL/``."""
+
+
+def _trained_sha(folder: Path) -> str | None:
+    """The model digest recorded by a finished training in ``folder`` (None: not finished)."""
+    path = folder / TRAINED
+    return json.loads(path.read_text(encoding="utf-8"))["model_sha256"] if path.is_file() else None
 
 
 def _reuse_models(other: Path, run: Path, record: dict, log: Log) -> dict:
@@ -190,14 +198,14 @@ def _reuse_models(other: Path, run: Path, record: dict, log: Log) -> dict:
     if differs:
         raise PyfnError(f"--models-from {other}: prepared with a different {', '.join(differs)}: its models were not "
                         "trained on this run's data (train here instead)")
-    trained = sorted(p.parent for p in (other / "logs").glob("*/pyfn-train.json"))
+    trained = sorted(p.parent for p in (other / "logs").glob(f"*/{TRAINED}"))
     if not trained:
         raise PyfnError(f"--models-from {other}: no finished training there (run `pyfn open-sesame train` in it first)")
-    models = {f.name: json.loads((f / "pyfn-train.json").read_text("utf-8"))["model_sha256"] for f in trained}
+    models = {f.name: _trained_sha(f) for f in trained}
     for folder in trained:
         target = run / "logs" / folder.name
-        if (target / "pyfn-train.json").is_file():
-            if json.loads((target / "pyfn-train.json").read_text("utf-8"))["model_sha256"] == models[folder.name]:
+        if (found := _trained_sha(target)) is not None:
+            if found == models[folder.name]:
                 continue
             raise PyfnError(f"{target}: this run has its own training of {folder.name}; --models-from {other} would "
                             "replace it (remove it first, or prepare without --models-from)")
@@ -219,11 +227,7 @@ def _still_reused(run: Path) -> bool:
         return False
     if not reused:
         return False
-    for name, digest in reused["models"].items():
-        done = run / "logs" / name / "pyfn-train.json"
-        if not done.is_file() or json.loads(done.read_text(encoding="utf-8"))["model_sha256"] != digest:
-            return False
-    return True
+    return all(_trained_sha(run / "logs" / name) == digest for name, digest in reused["models"].items())
 
 
 def _call(argv: list[str], installation: Path, run: Path, what: str, log_file: Path | None = None) -> str:
@@ -279,7 +283,7 @@ def train(
     after a model was saved resumes from it (Open-SESAME's ``--mode refresh``, which keeps the saved
     configuration and counts its epochs anew); the record lists every attempt.
     """
-    record_path = Path(run) / "logs" / model / "pyfn-train.json"
+    record_path = Path(run) / "logs" / model / TRAINED
     if record_path.is_file():
         log(f"{NAME}: {model} is trained ({record_path})")
         return json.loads(record_path.read_text(encoding="utf-8"))

@@ -175,6 +175,9 @@ def _variant(table: dict, where: str) -> Variant:
     changes = tuple((key, _get(table, key, kind, where)) for key, kind in VARIANT_SETTINGS.items() if key in table)
     if not changes:
         raise PyfnError(f"{where}: variant {name!r} changes nothing (set one of: {', '.join(VARIANT_SETTINGS)})")
+    values = dict(changes)
+    _choice(values.get("filter_scope", "train"), FILTER_SCOPES, "filter_scope", where)
+    _choice(values.get("lexicon", "train"), LEXICONS, "lexicon", where)
     models = _get(table, "models", str, where, "own")
     if models not in ("own", "standard"):
         raise PyfnError(f"{where}: models must be 'own' or 'standard', got {models!r}")
@@ -236,11 +239,6 @@ def load_recipe(folder: Path) -> Recipe:
         raise PyfnError(f"{where}: two variants share a name")
     if variants and study:
         raise PyfnError(f"{where}: an experiment has drawn splits or variants, not both")
-    for variant in variants:
-        changes = dict(variant.changes)
-        vwhere = f"{where} [[variant]] {variant.name}"
-        _choice(changes.get("filter_scope", "train"), FILTER_SCOPES, "filter_scope", vwhere)
-        _choice(changes.get("lexicon", "train"), LEXICONS, "lexicon", vwhere)
     return Recipe(
         number=_get(xp, "number", str, f"{where} [experiment]"),
         title=_get(xp, "title", str, f"{where} [experiment]"),

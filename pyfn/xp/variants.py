@@ -23,7 +23,7 @@ from pyfn.model import AnnotationSet
 from pyfn.scoring.frameid import frame_id_accuracy, read_lu_frames
 from pyfn.scoring.pairing import read_file
 from pyfn.scoring.stats import mcnemar
-from pyfn.xp.recipe import Recipe, apply_variant
+from pyfn.xp.recipe import Recipe, System, apply_variant
 from pyfn.xp.steps import Layout, Step, steps
 from pyfn.xp.study import SplitRun, split_result, study_steps
 
@@ -46,19 +46,17 @@ def variant_steps(recipe: Recipe, folder: Path) -> list[Step]:
             for run in variant_runs(recipe, folder)[1:] for step in steps(run.recipe, run.layout)]
 
 
-def _frameid_score(run: SplitRun, system_name: str, split: str) -> dict[str, Any] | None:
-    system = next(s for s in run.recipe.systems if s.name == system_name)
+def _frameid_score(run: SplitRun, system: System, split: str) -> dict[str, Any] | None:
     path = run.layout.score_file(system, split, "frameid")
     return json.loads(path.read_text(encoding="utf-8"))["total"] if path.is_file() else None
 
 
-def _versus_standard(standard: SplitRun, run: SplitRun, system_name: str, split: str) -> dict[str, Any] | None:
+def _versus_standard(standard: SplitRun, run: SplitRun, system: System, split: str) -> dict[str, Any] | None:
     """McNemar's mid-p between a system's standard and variant predictions, both scored on the variant's gold.
 
     Targets are matched by sentence text and target span (:func:`frame_id_accuracy`), not by SemEval
     sentence ID, which numbers sentences by position: a variant with another test set renumbers them.
     """
-    system = next(s for s in run.recipe.systems if s.name == system_name)
     gold = run.layout.data / f"{split}.gold.xml"
     preds = [layout.system(system) / f"{split}.predicted.xml" for layout in (standard.layout, run.layout)]
     if not gold.is_file() or not all(p.is_file() for p in preds):
@@ -94,9 +92,9 @@ def analyse_variants(recipe: Recipe, folder: Path) -> dict[str, Any] | None:
         for system in run.recipe.systems:
             if system.task != "frameid":
                 continue
-            entry: dict[str, Any] = {"accuracy": _frameid_score(run, system.name, split)}
+            entry: dict[str, Any] = {"accuracy": _frameid_score(run, system, split)}
             if variant is not None:
-                entry["versus_standard"] = _versus_standard(standard, run, system.name, split)
+                entry["versus_standard"] = _versus_standard(standard, run, system, split)
             systems[system.name] = entry
         ranking = (result or {}).get("ranking", {}).get("frameid")
         standard_ranking = (base or {}).get("ranking", {}).get("frameid")

@@ -22,9 +22,9 @@ from typing import Any, Iterator
 from pyfn.errors import PyfnError
 from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.xp import record
-from pyfn.xp.recipe import RECIPE, expand, load_recipe
+from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
 from pyfn.xp.run import execute, script_path
-from pyfn.xp.steps import Layout, steps
+from pyfn.xp.steps import Layout, Step, steps
 from pyfn.xp.study import split_runs
 from pyfn.xp.variants import extra_steps, variant_runs
 
@@ -92,12 +92,12 @@ def _inside(directory: Path) -> Iterator[None]:
         os.chdir(previous)
 
 
-def _layouts(recipe, folder: Path) -> list[Layout]:  # type: ignore[no-untyped-def]
+def _layouts(recipe: Recipe, folder: Path) -> list[Layout]:
     """The layout of the recipe's own settings and of each drawn split or variant."""
     return [run.layout for run in (variant_runs(recipe, folder) if recipe.variants else split_runs(recipe, folder))]
 
 
-def _target(step) -> str | None:  # type: ignore[no-untyped-def]
+def _target(step: Step) -> str | None:
     """The folder or file a pyfn step writes (``--target`` or ``--output``); None for an external
     parser's own step, or a step reading its predictions (``--source``, ``--pred``) when they are not there."""
     if step.shell:
