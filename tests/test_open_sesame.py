@@ -203,6 +203,10 @@ def test_models_from_another_run_only_when_train_is_the_same(installed, data, tm
                  "--filter", "disc_fes"]) == 0
     with pytest.raises(PyfnError, match=r"--models-from .*standard: prepared with a different train.bios"):
         sesame.prepare(installed, other, source, tmp_path / "bad", embeddings=vectors, models_from=trained_run)
+    assert not (tmp_path / "bad").exists()  # refused before anything is written
+    with pytest.raises(PyfnError, match="not a prepared Open-SESAME run folder"):
+        sesame.prepare(installed, data, source, tmp_path / "bad", embeddings=vectors, models_from=tmp_path / "none")
+    assert not (tmp_path / "bad").exists()
     # dev/test differ (filtered), train is the standard one: the model is used, and recorded
     run = tmp_path / "reused"
     shutil.copyfile(data / "train.bios", variant / "train.bios")

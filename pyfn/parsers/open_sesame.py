@@ -138,6 +138,11 @@ def prepare(
     if embeddings is not None and not Path(embeddings).is_file():
         raise PyfnError(f"{embeddings}: no such embeddings file")
     frames_dir, frames_key = _frames_folder(installation, Path(frames or source), version)
+    if models_from is not None and Path(models_from).resolve() != run:  # checked before anything is written
+        _check_reusable(Path(models_from).resolve(), {
+            **{key: installed[key] for key in ("commit", "patches", "pins")}, "version": version,
+            "train.bios": sha256_file(data / "train.bios"), "frames": frames_key,
+            **({"embeddings": sha256_file(Path(embeddings))} if embeddings else {})})
     run.mkdir(parents=True, exist_ok=True)
     write_text(run / "configurations" / "global_config.json", json.dumps({
         "version": float(version), "data_directory": "data/", "embeddings_file": EMBEDDINGS,
@@ -185,22 +190,28 @@ def _trained_sha(folder: Path) -> str | None:
     return json.loads(path.read_text(encoding="utf-8"))["model_sha256"] if path.is_file() else None
 
 
-def _reuse_models(other: Path, run: Path, record: dict, log: Log) -> dict:
-    """Copy the finished trainings (``logs/MODEL`` with ``pyfn-train.json``) of the run folder ``other``
-    into ``run``; refused unless both were prepared from the same Open-SESAME, train.bios, frames and
-    embeddings."""
+def _check_reusable(other: Path, mine: dict) -> list[Path]:
+    """The finished trainings (``logs/MODEL`` with ``pyfn-train.json``) of the run folder ``other``;
+    refused unless it was prepared with the same values as ``mine`` (Open-SESAME, train.bios, frames,
+    and the embeddings when known)."""
     theirs = _check_run(other)
-    differs = [key for key in REUSE_KEYS if theirs.get(key) != record[key]]
-    differs += [name for name, mine, their in (
-        ("train.bios", record["inputs"]["train.bios"], theirs["inputs"].get("train.bios")),
-        ("frames", record["frames"]["sha256"], theirs["frames"]["sha256"]),
-        ("embeddings", record["embeddings"]["sha256"], theirs["embeddings"]["sha256"])) if mine != their]
+    recorded = {**{key: theirs.get(key) for key in REUSE_KEYS}, "train.bios": theirs["inputs"].get("train.bios"),
+                "frames": theirs["frames"]["sha256"], "embeddings": theirs["embeddings"]["sha256"]}
+    differs = [key for key, value in mine.items() if recorded[key] != value]
     if differs:
         raise PyfnError(f"--models-from {other}: prepared with a different {', '.join(differs)}: its models were not "
                         "trained on this run's data (train here instead)")
     trained = sorted(p.parent for p in (other / "logs").glob(f"*/{TRAINED}"))
     if not trained:
         raise PyfnError(f"--models-from {other}: no finished training there (run `pyfn open-sesame train` in it first)")
+    return trained
+
+
+def _reuse_models(other: Path, run: Path, record: dict, log: Log) -> dict:
+    """Copy the finished trainings of the run folder ``other`` into ``run`` (:func:`_check_reusable`)."""
+    trained = _check_reusable(other, {**{key: record[key] for key in REUSE_KEYS},
+                                      "train.bios": record["inputs"]["train.bios"],
+                                      "frames": record["frames"]["sha256"], "embeddings": record["embeddings"]["sha256"]})
     models = {f.name: _trained_sha(f) for f in trained}
     for folder in trained:
         target = run / "logs" / folder.name
