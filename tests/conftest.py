@@ -308,7 +308,7 @@ def need_sklearn() -> None:
 @pytest.fixture
 def ctrl_c():
     """``press(marker, proc)``: Ctrl-C as a terminal sends it (SIGINT to the whole process group of
-    ``proc``, started with ``start_new_session=True``) once ``proc`` created ``marker``."""
+    ``proc``, started by :func:`interruptible`) once ``proc`` created ``marker``."""
 
     def press(marker: Path, proc: subprocess.Popen) -> None:
         deadline = time.monotonic() + 60
@@ -320,6 +320,13 @@ def ctrl_c():
         os.killpg(proc.pid, signal.SIGINT)
 
     return press
+
+
+def interruptible(args: Sequence[str]) -> subprocess.Popen:
+    """``args`` started as a terminal starts a command: in its own process group, with Ctrl-C's
+    default action (a shell's background job, e.g. the test run itself, may inherit it ignored)."""
+    return subprocess.Popen(args, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 # --------------------------------------------------------------------------- scheduling (pytest-xdist)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import make_set
+from conftest import interruptible, make_set
 
 from pyfn import outdir
 from pyfn.cli import main
@@ -211,7 +211,7 @@ chunked._write_chunk = slow
 sys.exit(main(["convert", "--source", "sample", "--to", "semafor", "--jobs", "2", "--target", {str(target)!r},
                "--quiet"]))
 """)
-    proc = subprocess.Popen([sys.executable, str(script)], stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = interruptible([sys.executable, str(script)])
     ctrl_c(tmp_path / "started", proc)
     assert proc.communicate(timeout=60)[1] == "pyfn: interrupted\n"
     assert proc.returncode == 130

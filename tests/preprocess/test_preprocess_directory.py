@@ -15,6 +15,7 @@ import conllu
 import pytest
 
 import fake_backend
+from conftest import interruptible
 from pyfn.cli import main
 from pyfn.convert import convert
 from pyfn.errors import PyfnError, UsageError
@@ -336,7 +337,7 @@ runner._analyse_batch = slow
 sys.exit(main(["preprocess", "--input", {str(out)!r}, "--tool", "spacy", "--jobs", "2", "--batch-size", "5",
                "--no-cache", "--quiet"]))
 """)
-    proc = subprocess.Popen([sys.executable, str(script)], stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = interruptible([sys.executable, str(script)])
     ctrl_c(tmp_path / "started", proc)
     assert proc.communicate(timeout=60)[1] == "pyfn: interrupted\n"
     assert proc.returncode == 130
