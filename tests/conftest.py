@@ -17,7 +17,8 @@ absent, failed in CI):
 - ``fn15_lexicon``: ``pyfn generate --exclude-frames 398`` of FN 1.5 (the
   train-only lexicon and the scorer's ``frames.xml`` / ``frRelations.xml``):
   ``.dir`` and ``.manifest``;
-- ``xp_001_run``: ``scripts/xp_001.sh`` run once (its folder and process);
+- ``xp_001_run``: ``scripts/xp_001.sh`` run once (its folder and process; its data are FN 1.5
+  converted with spaCy preprocessing);
 - ``fn17`` and ``fn17_train``: the FN 1.7 copy (one test document missing) and
   its train split converted with ``--allow-incomplete`` (``.dir``, ``.manifest``).
 
@@ -34,9 +35,11 @@ import os
 import signal
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -198,7 +201,8 @@ def xp_001_run(fn15, spacy_model, tmp_path_factory) -> tuple[Path, subprocess.Co
     """``scripts/xp_001.sh`` (FN 1.5: convert with spaCy, generate, the three baselines, scores,
     ``pyfn verify``) run once: the copy of the repository it ran in (its outputs under
     ``experiments/xp_001/work/``, read-only) and the finished process. tests/xp/test_shipped.py
-    checks the run; tests/test_baselines_fn15.py checks the baselines' results."""
+    checks the run; tests/test_baselines_fn15.py checks the baselines' results, tests/test_conll_fn15.py
+    its spaCy-preprocessed CoNLL-U."""
 
     def make(root: Path) -> None:
         proc = run_shipped_experiment("001", root)
@@ -295,6 +299,36 @@ def spacy_model() -> str:
     return DEFAULT_MODEL
 
 
+def need_package(module: str) -> ModuleType:
+    """``module``, a package of the ``test`` extra (``pip install -e ".[test]"``), imported: skipped locally
+    when absent, a failure in CI (which installs the extra)."""
+    import importlib  # noqa: PLC0415
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail(f"{module} is missing in CI (the test extra of setup.cfg installs it)")
+        pytest.skip(f"{module} not installed (pip install -e '.[test]')")
+
+
+def ud_incidents(path: Path, level: int) -> Counter[str]:
+    """What the Universal Dependencies validator finds in the CoNLL-U file ``path``, run as
+    ``udvalidate --lang en --level LEVEL --quiet PATH`` (udtools, the test extra) runs it: the count of
+    each kind of incident, named as the validator reports it, ``L<level> <class> <test id>`` (class
+    ``WARNING`` for a warning), e.g. ``L2 SYNTAX unknown-udeprel``. Empty: the file passes that level.
+
+    The checks of the lower levels run too. Below level 4 the validator applies the universal rules
+    only (it checks ``--lang en`` as ``--lang ud``)."""
+    need_package("udtools")
+    from udtools import Validator  # noqa: PLC0415
+    from udtools.argparser import parse_args_validator  # noqa: PLC0415
+
+    args = parse_args_validator(["--lang", "en", "--level", str(level), "--quiet", str(path)])
+    state = Validator(args=args, output=None).validate_files(args.input)  # output=None: keep every incident
+    return Counter(f"L{i.level} {i.testclass_to_report()} {i.testid}" for i in state.error_tracker)
+
+
 def need_sklearn() -> None:
     """scikit-learn (a pyfn dependency, used by frameid-logreg): skipped locally when absent, required in CI."""
     try:
@@ -359,6 +393,7 @@ def pytest_configure(config: pytest.Config) -> None:
 TOGETHER = {
     "tests/xp/test_shipped.py::test_xp_001_script_runs_and_verifies": "xp_001",
     "tests/test_baselines_fn15.py": "xp_001",
+    "tests/test_conll_fn15.py": "xp_001",
 }
 """Tests or modules that share a costly session fixture, run in one worker (here ``xp_001_run``)."""
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import conllu
 import pytest
-from conftest import make_set
+from conftest import make_set, ud_incidents
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -175,6 +176,50 @@ def test_unreadable_files(tmp_path):
     path = write_lines(tmp_path, "one.conllu", GOOD + "garbage\n\n")
     with pytest.raises(PyfnError, match=f"{path}:4: sentence 1: Invalid line format"):
         read_all(path)
+
+
+# ----------------------------------------------------------------- the UD validator (udtools)
+
+LEADING_SPACE = " Simply put , he did ."
+"""A sentence that begins with a space, as FN 1.5 test sentence 1278809 does."""
+
+
+def _ud_sets():
+    return [make_set(LEADING_SPACE, [(8, 10)], set_id=1, sent_id=1278809), make_set("December 1998", [(0, 7)],
+                                                                                    set_id=2, sent_id=4)]
+
+
+def test_written_conllu_passes_ud_level_1_and_level_2_but_for_what_preprocessing_fills(tmp_path):
+    """Level 1 (the CoNLL-U backbone) holds as written. Level 2 needs a tree (HEAD ``_`` is rejected on every
+    token, and the validator checks nothing further in that sentence) and UD's relation labels: with a tree
+    labelled ``root``/``dep`` nothing fails; with spaCy's labels only the two DEPREL checks do."""
+    sets = _ud_sets()
+    table = SentenceTable.of(sets)
+    n_tokens = sum(len(text.split()) for text in table.strings)
+    path = tmp_path / "x.conllu"
+    conll.write_conllu(path, sets)
+    assert ud_incidents(path, 1) == {}
+    assert ud_incidents(path, 2) == {"L2 FORMAT invalid-head": n_tokens, "L2 SYNTAX unknown-head": n_tokens}
+    columns = parsed(table)  # a chain with UD relations (root, dep) and UPOS X
+    conll.write_conllu(path, sets, columns=columns)
+    assert ud_incidents(path, 2) == {}
+    spacy_labels = {"root": "ROOT", "dep": "dobj"}
+    conll.write_conllu(path, sets, columns={n: [replace(a, deprel=spacy_labels[a.deprel]) for a in anns]
+                                            for n, anns in columns.items()})
+    assert ud_incidents(path, 2) == {"L2 SYNTAX invalid-deprel": 2, "L2 SYNTAX unknown-udeprel": n_tokens - 2}
+
+
+def test_leading_space_is_written_in_the_text_comment_and_readers_strip_it(tmp_path):
+    """``# text = `` is followed by the sentence string exactly; the ``conllu`` package (as udtools and
+    udapi) strips a comment's value, so it reads the text without its leading space: the exact text is
+    line *k* of ``.sentences`` (*k* = ``sent_id``)."""
+    path = tmp_path / "x.conllu"
+    conll.write_conllu(path, _ud_sets())
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines[:3] == ["# sent_id = 0", f"# text = {LEADING_SPACE}", "# fn_sentence_ids = 1278809"]
+    assert lines[1].startswith("# text =  Simply")
+    assert conllu.parse(path.read_text(encoding="utf-8"))[0].metadata["text"] == LEADING_SPACE.lstrip()
+    assert SentenceTable.of(_ud_sets()).strings[0] == LEADING_SPACE
 
 
 # ----------------------------------------------------------------- alignment

@@ -156,8 +156,9 @@ def write_conllu(path: Path, sentences: Sentences, *,
     """Write the sentences (of a split's sets, or a table) as CoNLL-U, one block per sentence number (atomically).
 
     Each block has the comments ``sent_id`` (sentence number), ``text``
-    (sentence string) and ``fn_sentence_ids`` (FrameNet sentence IDs with
-    that text; left out when the table has none). ``columns`` as for :func:`write_conllx`.
+    (sentence string, exactly: a leading space is written after ``# text = ``,
+    and readers of comments strip it) and ``fn_sentence_ids`` (FrameNet sentence
+    IDs with that text; left out when the table has none). ``columns`` as for :func:`write_conllx`.
     """
     _write(path, sentences, columns, "conllu")
 
