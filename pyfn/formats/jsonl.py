@@ -79,12 +79,10 @@ def _pos_tag(item: Any) -> tuple[str, int | None, int | None]:
     return (intern(name), start, end)
 
 
-def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
-    """Rebuild an annotation set from its JSON object; raises ``KeyError``/``ValueError``/``TypeError``."""
-    s = obj["sentence"]
+def _sentence(s: dict[str, Any]) -> Sentence:
     if not isinstance(s["text"], str):
         raise ValueError("sentence text is not a string")
-    sentence = Sentence(
+    return Sentence(
         id=s["id"],
         text=s["text"],
         document=s["document"],
@@ -96,6 +94,21 @@ def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
         pos_layer=s["pos_layer"],
         pos=tuple(_pos_tag(tag) for tag in s["pos"]),
     )
+
+
+_last_sentence: list[Any] = [None, None]
+"""The last sentence object read and the :class:`Sentence` made of it: the sets of a sentence are
+adjacent in pyfn's files, so an equal object (compared in C) reuses it instead of rebuilding it."""
+
+
+def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
+    """Rebuild an annotation set from its JSON object; raises ``KeyError``/``ValueError``/``TypeError``."""
+    s = obj["sentence"]
+    if s == _last_sentence[0]:
+        sentence = _last_sentence[1]
+    else:
+        sentence = _sentence(s)
+        _last_sentence[:] = [s, sentence]
     layers = tuple(
         Layer(intern(layer["name"]), layer["rank"], tuple(_label(lb) for lb in layer["labels"]))
         for layer in obj["layers"]
