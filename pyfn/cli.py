@@ -20,6 +20,8 @@ FROM_FORMATS = ["fnxml", *READERS]
 TO_FORMATS = list(WRITERS)
 NOT_FROM = {fmt: f"cannot convert from {fmt}: {why}" for fmt, why in NOT_SOURCES.items()}
 NOT_TO = {"fnxml": "cannot convert to 'fnxml': pyfn does not write FrameNet XML (it reads it: --from fnxml)"}
+PROTOCOL_NAMES = ("semeval07", "sesame-labeled", "sesame-unlabeled", "sesame-token", "spanfinder", "fst-text")
+"""The keys of :data:`pyfn.scoring.protocols.PROTOCOLS` (kept here so that ``--help`` imports no scorer)."""
 EPILOG = "FrameNet data: ICSI, Berkeley, under CC BY (https://framenet.icsi.berkeley.edu/)."
 
 
@@ -474,6 +476,11 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output", help="write the JSON object to this file (atomically) instead of printing it")
     p.add_argument("--strict", action="store_true", help="stop at the first malformed sentence or set instead of "
                    "skipping and counting it (the script's documented traps and unpaired sentences never stop it)")
+    p.add_argument("--protocol", choices=list(PROTOCOL_NAMES),
+                   help="score as a published evaluation does, with its protocol card (see docs/PROTOCOLS.md); "
+                   "default: the SemEval-2007 scorer as --mode says")
+    p.add_argument("--all-protocols", action="store_true",
+                   help="one table: the same predictions under every protocol")
     p.set_defaults(func=_score)
 
 
@@ -482,6 +489,8 @@ def _score(args: argparse.Namespace) -> int:
     from pyfn.scoring.semeval import score  # noqa: PLC0415
     from pyfn.scoring.signature import score_signature  # noqa: PLC0415
 
+    if args.protocol or args.all_protocols:
+        return _score_protocols(args)
     if args.mode == "frameid":
         return _score_frameid(args)
     lexicon, rel = _scorer_lexicon(args)
@@ -509,6 +518,42 @@ def _score(args: argparse.Namespace) -> int:
           f"(matched {result.matched:g} / gold {result.gold:g} / predicted {result.predicted:g})  {signature}")
     for line in result.warnings():
         print(f"pyfn: warning: {line}", file=sys.stderr)
+    return 0
+
+
+def _score_protocols(args: argparse.Namespace) -> int:
+    """``--protocol NAME`` (its measures and card) or ``--all-protocols`` (one table)."""
+    from pyfn.scoring.protocols import run, run_all, table_rows  # noqa: PLC0415
+
+    if args.protocol and args.all_protocols:
+        raise UsageError("give --protocol NAME or --all-protocols, not both")
+    clashes = [flag for flag, on in (("--mode", args.mode != "semeval"), ("--exact", args.exact),
+                                     ("--corrected", args.corrected), ("--span-match", args.span_match != "exact"),
+                                     ("--per-sentence", args.per_sentence), ("--parse", bool(args.parse))) if on]
+    if clashes:
+        raise UsageError(f"{', '.join(clashes)} set(s) the SemEval scorer; a protocol fixes its own settings")
+    lexicon, rel = _scorer_lexicon(args)
+    gold, pred = Path(args.gold), Path(args.pred)
+    if args.protocol:
+        result = run(args.protocol, gold, pred, lexicon=lexicon, lexicon_tag=rel)
+        if args.json or args.output:
+            return _emit_json(result.as_dict(), args)
+        for m in result.measures:
+            print(f"{m.name:9} P {m.precision:.5f}  R {m.recall:.5f}  F1 {m.f1:.5f}  "
+                  f"(tp {m.counts.tp:g} / fp {m.counts.fp:g} / fn {m.counts.fn:g})")
+        for line in result.card.lines():
+            print(line)
+        return 0
+    results = run_all(gold, pred, lexicon=lexicon, lexicon_tag=rel)
+    rows = table_rows(results)
+    if args.json or args.output:
+        return _emit_json({"rows": rows, "cards": [r.card.as_dict() for r in results]}, args)
+    print(f"{'protocol':17} {'measure':9} {'P':>8} {'R':>8} {'F1':>8}  {'tp':>9} {'fp':>9} {'fn':>9}")
+    for row in rows:
+        print(f"{row['protocol']:17} {row['measure']:9} {row['precision']:8.5f} {row['recall']:8.5f} "
+              f"{row['f1']:8.5f}  {row['tp']:9g} {row['fp']:9g} {row['fn']:9g}")
+    for res in results:
+        print(res.card.signature)
     return 0
 
 

@@ -80,18 +80,24 @@ class RelationGraph(Generic[N]):
 class ScorerLexicon:
     """What the scorer needs from FrameNet: core FEs and the two relation graphs."""
 
-    def __init__(self, core: Iterable[FE], frame_edges: Iterable[tuple[str, str]], fe_edges: Iterable[tuple[FE, FE]]):
+    def __init__(self, core: Iterable[FE], frame_edges: Iterable[tuple[str, str]], fe_edges: Iterable[tuple[FE, FE]],
+                 inventory: Mapping[str, tuple[tuple[str, str], ...]] | None = None):
         self.core: frozenset[FE] = frozenset(core)
         self.frames: RelationGraph[str] = RelationGraph(frame_edges)
         self.fes: RelationGraph[FE] = RelationGraph(fe_edges)
+        self.inventory: Mapping[str, tuple[tuple[str, str], ...]] = dict(inventory or {})
+        """Every frame read, in reading order, with its ``(FE name, coreType)`` in file order (the named
+        protocols of :mod:`pyfn.scoring.protocols` weigh FEs with it)."""
 
     @classmethod
     def from_release(cls, release: Release) -> ScorerLexicon:
         """From a release's ``frame/*.xml`` (coreness) and ``frRelation.xml`` (relations)."""
         core: list[FE] = []
+        inventory: dict[str, tuple[tuple[str, str], ...]] = {}
         for relpath in release.list("frame"):
             frame = read_frame(release.read(relpath), relpath)
             core.extend((frame.name, fe.name) for fe in frame.fes if fe.core_type == "Core")
+            inventory[frame.name] = tuple((fe.name, fe.core_type) for fe in frame.fes)
         if not release.exists("frRelation.xml"):
             raise PyfnError(f"{release.label}: no frRelation.xml in the release")
         frame_edges: list[tuple[str, str]] = []
@@ -103,7 +109,7 @@ class ScorerLexicon:
             fe_edges.extend(
                 ((rel.sub_frame, fer.sub_fe), (rel.super_frame, fer.super_fe)) for fer in rel.fe_relations
             )
-        return cls(core, frame_edges, fe_edges)
+        return cls(core, frame_edges, fe_edges, inventory)
 
     @classmethod
     def from_files(cls, frames_xml: Path, frrelations_xml: Path) -> ScorerLexicon:
@@ -114,10 +120,14 @@ class ScorerLexicon:
         ``frame-relation@subFrameName@superFrameName/fe-relation@subFEName@superFEName``.
         """
         core: list[FE] = []
+        inventory: dict[str, tuple[tuple[str, str], ...]] = {}
         for frame in _root(frames_xml).iterchildren("frame"):
             name = frame.get("name", "")
+            listed: list[tuple[str, str]] = []
             for fes in frame.iterchildren("fes"):
-                core.extend((name, fe.get("name", "")) for fe in fes.iterchildren("fe") if fe.get("coreType") == "Core")
+                listed.extend((fe.get("name", ""), fe.get("coreType", "")) for fe in fes.iterchildren("fe"))
+            core.extend((name, fe) for fe, core_type in listed if core_type == "Core")
+            inventory[name] = tuple(listed)
         frame_edges: list[tuple[str, str]] = []
         fe_edges: list[tuple[FE, FE]] = []
         for rel_type in _root(frrelations_xml).iterchildren("frame-relation-type"):
@@ -133,7 +143,7 @@ class ScorerLexicon:
                     ((sub, fer.get("subFEName", "")), (sup, fer.get("superFEName", "")))
                     for fer in rel.iterchildren("fe-relation")
                 )
-        return cls(core, frame_edges, fe_edges)
+        return cls(core, frame_edges, fe_edges, inventory)
 
 
 def _root(path: Path) -> etree._Element:

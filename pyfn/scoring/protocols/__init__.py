@@ -1,0 +1,69 @@
+"""Named evaluation protocols: one scorer, each published evaluation re-implemented from its peer's code.
+
+| protocol | peer (file) | a point | matched | weights |
+|---|---|---|---|---|
+| ``semeval07`` | Noahs-ARK/semafor ``fnSemScore_modified.pl`` | frame, FE | span + label, 0.8 per relation hop | frame 1, core 1, other 0.5 |
+| ``sesame-labeled`` | swabhs/open-sesame ``sesame/evaluation.py`` | FE label of a gold set | name + set of token spans | core 1, other 0.5 |
+| ``sesame-unlabeled`` | same | FE label's span list | sorted token spans | 1 |
+| ``sesame-token`` | same | token in an FE | the token's FE name | 1 |
+| ``spanfinder`` | hiaoxui/span-finder ``sftp/metrics/srl_metrics.py`` | event, argument tuple | tri-i, tri-c, arg-i, arg-c | 1 |
+| ``fst-text`` | chanind/frame-semantic-transformer ``ArgumentsExtractionSample.py`` | (FE, text) pair per Target label | FE name + text string | non-core 0.5, else 1 |
+
+Each module's docstring says what it skips or counts twice; each score carries
+a :class:`~pyfn.scoring.protocols.base.Card`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pyfn.errors import UsageError
+from pyfn.scoring.protocols import fst, semeval07, sesame, spanfinder
+from pyfn.scoring.protocols.base import Card, Counts, Measure, Result
+from pyfn.scoring.relations import ScorerLexicon
+
+__all__ = ["PROTOCOLS", "Card", "Counts", "Measure", "Result", "run", "run_all"]
+
+Runner = Callable[[Path, Path, ScorerLexicon, str], Result]
+
+PROTOCOLS: dict[str, Runner] = {
+    "semeval07": lambda g, p, lex, tag: semeval07.score(g, p, lexicon=lex, lexicon_tag=tag),
+    "sesame-labeled": lambda g, p, lex, tag: sesame.score(g, p, inventory=lex.inventory, lexicon=tag),
+    "sesame-unlabeled": lambda g, p, lex, tag: sesame.score(g, p, inventory=lex.inventory, lexicon=tag,
+                                                            headline="unlabeled"),
+    "sesame-token": lambda g, p, lex, tag: sesame.score(g, p, inventory=lex.inventory, lexicon=tag,
+                                                        headline="token"),
+    "spanfinder": lambda g, p, lex, tag: spanfinder.score(g, p),
+    "fst-text": lambda g, p, lex, tag: fst.score(g, p, inventory=lex.inventory, lexicon=tag),
+}
+"""Protocol name -> scorer of ``(gold, pred, lexicon, lexicon tag)``; adding a protocol is one entry."""
+
+
+def run(name: str, gold: Path, pred: Path, *, lexicon: ScorerLexicon, lexicon_tag: str) -> Result:
+    """Score ``pred`` against ``gold`` (SemEval XML) under the protocol ``name``."""
+    if name not in PROTOCOLS:
+        raise UsageError(f"unknown protocol {name!r} (known: {', '.join(PROTOCOLS)})")
+    return PROTOCOLS[name](Path(gold), Path(pred), lexicon, lexicon_tag)
+
+
+def run_all(gold: Path, pred: Path, *, lexicon: ScorerLexicon, lexicon_tag: str) -> list[Result]:
+    """Every protocol on the same files, in registry order (the three Open-SESAME scores once)."""
+    out = []
+    for name in PROTOCOLS:
+        if name in ("sesame-unlabeled", "sesame-token"):
+            continue
+        out.append(run(name, gold, pred, lexicon=lexicon, lexicon_tag=lexicon_tag))
+    return out
+
+
+def table_rows(results: list[Result]) -> list[dict]:
+    """One row per measure: protocol, measure, P, R, F1 and the counts."""
+    rows = []
+    for res in results:
+        for m in res.measures:
+            name = res.card.protocol if res.card.protocol != "sesame-labeled" else f"sesame-{m.name}"
+            rows.append({"protocol": name if res.card.protocol.startswith("sesame") else res.card.protocol,
+                         "measure": m.name, "precision": m.precision, "recall": m.recall, "f1": m.f1,
+                         "tp": m.counts.tp, "fp": m.counts.fp, "fn": m.counts.fn})
+    return rows
