@@ -326,6 +326,22 @@ def _open(path: Path) -> pq.ParquetFile:
         raise PyfnError(f"{path}: not a Parquet file ({exc})") from None
 
 
+def _check_schema(path: Path, schema: pa.Schema, names: Sequence[str]) -> None:
+    for name in names:
+        expected = SCHEMA.field(name).type
+        if name not in schema.names:
+            raise PyfnError(f"{path}: no column {name!r}: not a pyfn annotation-set Parquet file")
+        if not schema.field(name).type.equals(expected):
+            raise PyfnError(f"{path}: column {name!r} is {schema.field(name).type}, not {expected}")
+
+
+def read_table(path: Path) -> pa.Table:
+    """A whole ``{split}.parquet`` file as one table in :data:`SCHEMA`, with the file's metadata."""
+    source = _open(path)
+    _check_schema(path, source.schema_arrow, SCHEMA.names)
+    return _canonical(source.read())
+
+
 def _need(value: Any, what: str) -> Any:
     if value is None:
         raise ValueError(f"{what} is null")
@@ -384,13 +400,7 @@ def read(path: Path, *, log: ProblemLog | None = None) -> Iterator[AnnotationSet
     """
     log = log if log is not None else ProblemLog(strict=True)
     source = _open(path)
-    schema = source.schema_arrow
-    for name in LOSSLESS:
-        expected = SCHEMA.field(name).type
-        if name not in schema.names:
-            raise PyfnError(f"{path}: no column {name!r}: not a pyfn annotation-set Parquet file")
-        if not schema.field(name).type.equals(expected):
-            raise PyfnError(f"{path}: column {name!r} is {schema.field(name).type}, not {expected}")
+    _check_schema(path, source.schema_arrow, LOSSLESS)
     seen: dict[int, int] = {}
     index = 0
     last: tuple[tuple, Sentence | None] = ((), None)  # the sets of a sentence are adjacent
