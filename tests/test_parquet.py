@@ -194,6 +194,10 @@ def test_from_jsonl_and_empty_split(sample_pq, tmp_path):
     theirs = pq.read_table(sample_pq / "test.parquet")
     assert ours.column("fes").to_pylist()[0][0]["core_type"] is None  # no frames given
     assert ours.column("layers").equals(theirs.column("layers")) and ours.column("id").equals(theirs.column("id"))
+    frames = read_frames(open_release(SAMPLE))  # --framenet SAMPLE: core types as from the release
+    convert(source, tmp_path / "framed", from_="jsonl", to="parquet", formats=FormatOptions(frames=frames))
+    framed = pq.read_table(tmp_path / "framed" / "test.parquet")
+    assert framed.column("fes").equals(theirs.column("fes"))
     empty = pq.read_table(tmp_path / "out" / "dev.parquet")
     assert empty.num_rows == 0 and empty.schema.names == parquet.SCHEMA.names
     assert list(parquet.read(tmp_path / "out" / "dev.parquet")) == []

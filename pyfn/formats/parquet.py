@@ -170,9 +170,17 @@ def sets_table(view: SplitView, frames: Mapping[str, Frame] | None = None, signa
     """The rows of the sets of ``view``, in its order (core types from ``frames`` when given)."""
     columns: dict[str, list] = {name: [] for name in SCHEMA.names}
     core_types: dict[str, dict[str, str]] = {}
+    last: tuple[Sentence | None, dict[str, Any]] = (None, {})  # the sets of a sentence are adjacent
     for aset, number in zip(view.sets, view.numbers):
         s = aset.sentence
         toks = tokens(s.text)
+        if last[0] is not s:
+            last = (s, {
+                "tokens": [t.text for t in toks], "token_char_start": [t.start for t in toks],
+                "token_char_end": [t.end for t in toks], "token_char_stop": [t.end + 1 for t in toks],
+                "pos": [{"tag": tag, "start": start, "end": end} for tag, start, end in s.pos],
+            })
+        sentence = last[1]
         if frames is not None and aset.frame_name not in core_types:
             frame = frames.get(aset.frame_name)
             core_types[aset.frame_name] = {fe.name: fe.core_type for fe in frame.fes} if frame else {}
@@ -181,8 +189,8 @@ def sets_table(view: SplitView, frames: Mapping[str, Frame] | None = None, signa
             "id": aset.id, "source": aset.source, "status": aset.status, "sentence_number": number,
             "sentence_id": s.id, "text": s.text, "document": s.document, "doc_id": s.doc_id,
             "corpus_id": s.corpus_id, "sent_no": s.sent_no, "parag_no": s.parag_no, "apos": s.apos,
-            "tokens": [t.text for t in toks], "token_char_start": [t.start for t in toks],
-            "token_char_end": [t.end for t in toks], "token_char_stop": [t.end + 1 for t in toks],
+            "tokens": sentence["tokens"], "token_char_start": sentence["token_char_start"],
+            "token_char_end": sentence["token_char_end"], "token_char_stop": sentence["token_char_stop"],
             "lu_id": aset.lu_id, "lu": aset.lu_name, "frame_id": aset.frame_id, "frame": aset.frame_name,
             "target": [_span_row(toks, start, end) for start, end in aset.target],
             "fes": [
@@ -199,7 +207,7 @@ def sets_table(view: SplitView, frames: Mapping[str, Frame] | None = None, signa
                 for layer in aset.layers
             ],
             "pos_layer": s.pos_layer,
-            "pos": [{"tag": tag, "start": start, "end": end} for tag, start, end in s.pos],
+            "pos": sentence["pos"],
         }
         for name, value in row.items():
             columns[name].append(value)
