@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import pyfn
 from pyfn.cli import main
 from pyfn.convert import convert, generate_lexicon, read_frames
 from pyfn.errors import ProblemLog, PyfnError
@@ -104,6 +105,10 @@ def test_round_trip_is_lossless(sample_pq, tmp_path):
     convert(sample_pq, tmp_path / "back", from_="parquet", to="jsonl")
     for split in ("train", "dev", "test"):
         assert (tmp_path / "back" / f"{split}.jsonl").read_bytes() == (sample_pq / f"{split}.jsonl").read_bytes()
+    by_jsonl, by_parquet = pyfn.read(sample_pq), pyfn.read(sample_pq, fmt="parquet")
+    assert {n: s.sets for n, s in by_parquet.items()} == {n: s.sets for n, s in by_jsonl.items()}
+    assert by_parquet["test"].signature == by_jsonl["test"].signature
+    assert pyfn.read(sample_pq / "dev.parquet")["dev"].sets == by_jsonl["dev"].sets
 
 
 def test_bytes_do_not_depend_on_chunks_jobs_or_zip(sample_pq, tmp_path, monkeypatch):

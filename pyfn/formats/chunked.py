@@ -9,10 +9,11 @@ files, in order, to the split's final files, hashing them as it writes.
 
 The bytes are those of writing the whole split at once: every file but
 SemEval XML and Parquet is a sequence of per-sentence lines or per-set
-blocks; the parent rewrites the rows of the chunks' Parquet files in
-fixed row groups (:func:`~pyfn.formats.registry.joiner`); a split written
-as SemEval XML is kept in one chunk (:func:`~pyfn.formats.registry.cuttable`). Only JSON lines cross to the
-workers and each holds one chunk's objects at a time, so memory stays low.
+blocks; the parent rewrites the rows of the chunks' Parquet files in fixed
+row groups (:func:`~pyfn.formats.registry.joiner`); a split written as
+SemEval XML is kept in one chunk (:func:`~pyfn.formats.registry.cuttable`).
+Only JSON lines cross to the workers and each holds one chunk's objects at
+a time, so memory stays low.
 """
 
 from __future__ import annotations

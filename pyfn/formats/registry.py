@@ -229,6 +229,7 @@ def _read_semeval(directory: Path, split: str, opts: FormatOptions, log: Problem
 
 
 def _read_parquet(directory: Path, split: str, opts: FormatOptions, log: ProblemLog) -> Iterator[AnnotationSet]:
+    check_installed("parquet")
     from pyfn.formats import parquet  # noqa: PLC0415 - pyarrow is an optional extra
 
     return parquet.read(_need(directory / f"{split}.parquet"), log=log)
