@@ -19,6 +19,7 @@ file that another pyarrow version is sure to change.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from sys import intern
 from typing import IO, Any
@@ -273,6 +274,9 @@ class RowGroups:
     def __exit__(self, kind: object, *rest: object) -> None:
         if kind is None:
             self.close()
+        elif self.writer is not None:  # the file is being discarded: only release the writer
+            with suppress(Exception):
+                self.writer.close()
 
 
 class Joiner(RowGroups):
