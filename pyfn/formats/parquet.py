@@ -31,7 +31,7 @@ from pyfn.errors import ProblemLog, PyfnError
 from pyfn.fileio import atomic_writer
 from pyfn.formats.base import SplitView, token_span
 from pyfn.formats.jsonl import _not_a_set
-from pyfn.model import AnnotationSet, Frame, Label, Layer, Sentence, TokenAnnotation, tokens
+from pyfn.model import AnnotationSet, Frame, Label, Layer, Sentence, Token, TokenAnnotation, tokens
 
 SCHEMA_NAME = "pyfn.annotation_sets/1"
 """``pyfn.schema`` in a file's key-value metadata: this schema, version 1."""
@@ -156,7 +156,7 @@ def file_metadata(schema_name: str, signature: str | None) -> dict[str, str]:
     return {"pyfn.schema": schema_name, **({"pyfn.signature": signature} if signature else {})}
 
 
-def _span_row(toks: Sequence, start: int | None, end: int | None) -> dict[str, int | None]:
+def _span_row(toks: Sequence[Token], start: int | None, end: int | None) -> dict[str, int | None]:
     if start is None or end is None:
         return dict.fromkeys(("token_start", "token_end", "token_stop", "char_start", "char_end", "char_stop"))
     try:
