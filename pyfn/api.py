@@ -22,8 +22,8 @@ from pyfn.formats.registry import SPLIT_NAMES, FormatOptions, read_split, splits
 from pyfn.manifest import MANIFEST, check_finished
 from pyfn.model import AnnotationSet
 
-READ_ORDER = ("jsonl", "semeval", "semafor", "bios")
-"""The format :func:`read` takes from a folder holding several: the first present (JSONL is lossless)."""
+READ_ORDER = ("jsonl", "parquet", "semeval", "semafor", "bios")
+"""The format :func:`read` takes from a folder holding several: the first present (JSONL and Parquet are lossless)."""
 
 
 @dataclass(frozen=True)
@@ -162,8 +162,8 @@ def read(path: str | Path, *, fmt: str | None = None, strict: bool = True) -> di
     A folder with a ``manifest.json`` must be a finished, unedited pyfn output;
     its signature and ledger come with each split. The format is ``fmt`` or
     the first of :data:`READ_ORDER` the folder holds; a file is read by its
-    name (``test.jsonl``, ``dev.gold.xml``, ``train.frame.elements`` or
-    ``train.bios`` beside ``train.sentences``). ``strict=False`` skips bad items
+    name (``test.jsonl``, ``test.parquet``, ``dev.gold.xml``, ``train.frame.elements``
+    or ``train.bios`` beside ``train.sentences``). ``strict=False`` skips bad items
     (counted in each split's ``manifest["skipped"]``) instead of raising on the first.
     """
     path = Path(path)
@@ -190,15 +190,15 @@ def read(path: str | Path, *, fmt: str | None = None, strict: bool = True) -> di
     }
 
 
-_SUFFIXES = {".jsonl": "jsonl", ".gold.xml": "semeval", ".predicted.xml": "semeval", ".xml": "semeval",
+_SUFFIXES = {".jsonl": "jsonl", ".parquet": "parquet", ".gold.xml": "semeval", ".predicted.xml": "semeval", ".xml": "semeval",
              ".frame.elements": "semafor", ".frames": "semafor", ".bios": "bios"}
 
 
 def _split_of_file(path: Path) -> str:
     split = path.name.split(".", 1)[0]
     if split not in SPLIT_NAMES or not _format_of_file(path):
-        raise PyfnError(f"{path}: not a pyfn split file (train/dev/test .jsonl, .gold.xml, .predicted.xml, "
-                        ".frame.elements or .bios)")
+        raise PyfnError(f"{path}: not a pyfn split file (train/dev/test .jsonl, .parquet, .gold.xml, "
+                        ".predicted.xml, .frame.elements or .bios)")
     return split
 
 

@@ -243,8 +243,8 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
     fmt.add_argument("--semeval-ni", action="store_true", help="write null instantiations into SemEval XML")
     fmt.add_argument("--gold", help="directory with {split}.gold.xml: target segmentation for predicted SemEval XML "
                      "(default: none, the predictions' own)")
-    fmt.add_argument("--framenet", help="FrameNet release whose frames BIOS output is checked against (non-fnxml "
-                     "sources; default: none, no check)")
+    fmt.add_argument("--framenet", help="FrameNet release whose frames BIOS output is checked against and Parquet "
+                     "takes FE core types from (non-fnxml sources; default: none, no check, null core types)")
     _add_preprocess_options(p, in_convert=True)
     p.set_defaults(func=_convert)
 

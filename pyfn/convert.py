@@ -15,8 +15,8 @@ from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
 from pyfn.formats.chunked import SplitLines, write_splits
 from pyfn.formats.registry import (
-    NOT_SOURCES, ONLY_SPLITS, READERS, WRITERS, FormatOptions, loss_counts, read_split, splits_in, write_split,
-    written_splits,
+    NOT_SOURCES, ONLY_SPLITS, READERS, WRITERS, FormatOptions, check_installed, loss_counts, read_split, splits_in,
+    write_split, written_splits,
 )
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
@@ -94,13 +94,28 @@ def _options_record(options: BuildOptions, spec: SplitSpec) -> dict[str, Any]:
     return record
 
 
+def build_signature(release: Release, result: BuildResult) -> str:
+    """The data signature of built splits (:func:`pyfn.manifest.data_signature`)."""
+    options = result.options
+    return data_signature(
+        version=release.version,
+        split=result.definition.name + ("-incomplete" if result.missing_documents else ""),
+        exemplars=options.with_exemplars,
+        filters=options.filters,
+        filter_scope=options.filter_scope,
+        exclude_frames=options.exclude_frames,
+        exclude_lus=options.exclude_lus,
+        exclude_sentences=options.exclude_sentences,
+        exclude_annosets=options.exclude_annosets,
+    )
+
+
 def build_manifest(
     release: Release, source_label: str, to: str, result: BuildResult, spec: SplitSpec, outputs: dict[str, str]
 ) -> dict[str, Any]:
     """The manifest of a conversion (no timestamps: identical runs give identical files)."""
     options = result.options
     definition = result.definition
-    split_name = definition.name + ("-incomplete" if result.missing_documents else "")
     return {
         "pyfn_version": __version__,
         "command": "convert",
@@ -109,17 +124,7 @@ def build_manifest(
         "source": {"path": source_label, "resolved": str(release.path.resolve()), "kind": release.kind,
                    "layout": release.layout},
         "release": {"version": release.version, "fingerprint": fingerprint(result.files), "files_read": len(result.files)},
-        "signature": data_signature(
-            version=release.version,
-            split=split_name,
-            exemplars=options.with_exemplars,
-            filters=options.filters,
-            filter_scope=options.filter_scope,
-            exclude_frames=options.exclude_frames,
-            exclude_lus=options.exclude_lus,
-            exclude_sentences=options.exclude_sentences,
-            exclude_annosets=options.exclude_annosets,
-        ),
+        "signature": build_signature(release, result),
         "options": _options_record(options, spec),
         "split_definition": {
             "name": definition.name,
@@ -177,11 +182,13 @@ def _formats(to: str | Sequence[str]) -> tuple[str, ...]:
 
 
 def check_pair(from_: str, to: str | Sequence[str]) -> None:
-    """Refuse, with the reason, a conversion pyfn cannot do."""
+    """Refuse, with the reason, a conversion pyfn cannot do (or whose optional extra is missing)."""
     for fmt in _formats(to):
         if fmt not in WRITERS:
             why = "pyfn does not write FrameNet XML" if fmt == "fnxml" else f"known: {', '.join(WRITERS)}"
             raise UsageError(f"cannot convert to {fmt!r}: {why}")
+    for fmt in (from_, *_formats(to)):
+        check_installed(fmt)
     if from_ in NOT_SOURCES:
         raise UsageError(f"cannot convert from {from_}: {NOT_SOURCES[from_]}")
     if from_ != "fnxml" and from_ not in READERS:
@@ -258,6 +265,10 @@ def convert(
             manifest["outputs"], manifest["preprocessing"], warnings = _preprocess(
                 stage.path, tables, manifest["outputs"], prepared, preprocess_progress)
             manifest["warnings"] = [*manifest["warnings"], *warnings]
+        if "parquet" in _formats(to):
+            from pyfn.formats import parquet  # noqa: PLC0415 - pyarrow is an optional extra
+
+            manifest["parquet"] = parquet.manifest_record()
         manifest["units"] = manifest_units(manifest)
         stage.commit(manifest)
     return manifest
@@ -299,8 +310,10 @@ def _convert_release(
             outputs[path.name] = sha256_file(path)
         losses: dict[str, dict[str, int]] = {name: {} for name in result.splits}
     else:
-        if "bios" in tos and formats.frames is None:
+        if ("bios" in tos or "parquet" in tos) and formats.frames is None:
             formats = replace(formats, frames=read_frames(release))
+        if "parquet" in tos:
+            formats = replace(formats, signature=build_signature(release, result))
         # the lines are released as they are sent to the writers: one copy of the data in memory
         written = write_splits(
             target, [SplitLines(name, data.lines, data.starts) for name, data in result.splits.items()], tos, formats,
@@ -309,6 +322,8 @@ def _convert_release(
         outputs, losses = written.outputs, written.losses
         if tables is not None:
             tables.update(written.tables)
+        if "parquet" in tos:
+            outputs.update(_write_parquet_lexicon(release, target, result, formats))
     manifest = build_manifest(
         release, source_label or str(release.path), "+".join(tos), result, spec, dict(sorted(outputs.items()))
     )
@@ -317,6 +332,20 @@ def _convert_release(
     if check is not None:
         manifest["release"]["check"] = check.record()
     return manifest
+
+
+def _write_parquet_lexicon(release: Release, target: Path, result: BuildResult,
+                           formats: FormatOptions) -> dict[str, str]:
+    """``frames.parquet`` and ``lexicon.parquet`` (its train columns from ``train.parquet``, when written)."""
+    from pyfn.formats import parquet_lexicon  # noqa: PLC0415 - pyarrow is an optional extra
+
+    assert formats.frames is not None
+    paths = parquet_lexicon.write(
+        release, target, formats.frames, train=target / "train.parquet" if "train" in result.splits else None,
+        exclude_frames=result.options.exclude_frames, exclude_lus=result.options.exclude_lus,
+        signature=formats.signature,
+    )
+    return {path.name: sha256_file(path) for path in paths}
 
 
 def _splits_to_read(source: Path, from_: str, options: BuildOptions) -> list[str]:

@@ -50,8 +50,8 @@ def test_convert_offers_only_the_formats_it_converts():
     assert FROM_FORMATS == ["fnxml", *READERS] and "conllx" not in FROM_FORMATS and "conllu" not in FROM_FORMATS
     assert TO_FORMATS == list(WRITERS) and "fnxml" not in TO_FORMATS
     out = run("convert", "--help").stdout
-    assert "input format: fnxml, jsonl, semafor, bios, semeval (default: fnxml)" in " ".join(out.split())
-    assert "output format(s): jsonl, semafor, bios, conllx, conllu, semeval (default: jsonl)" in " ".join(out.split())
+    assert "input format: fnxml, jsonl, semafor, bios, semeval, parquet (default: fnxml)" in " ".join(out.split())
+    assert "output format(s): jsonl, semafor, bios, conllx, conllu, semeval, parquet (default: jsonl)" in " ".join(out.split())
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,12 @@ starts (:class:`~pyfn.formats.base.SplitView`), into a scratch folder
 files, in order, to the split's final files, hashing them as it writes.
 
 The bytes are those of writing the whole split at once: every file but
-SemEval XML is a sequence of per-sentence lines or per-set blocks, and a
-split written as SemEval XML is kept in one chunk
-(:func:`~pyfn.formats.registry.cuttable`). Only JSON lines cross to the
-workers and each holds one chunk's objects at a time, so memory stays low.
+SemEval XML and Parquet is a sequence of per-sentence lines or per-set
+blocks; the parent rewrites the rows of the chunks' Parquet files in fixed
+row groups (:func:`~pyfn.formats.registry.joiner`); a split written as
+SemEval XML is kept in one chunk (:func:`~pyfn.formats.registry.cuttable`).
+Only JSON lines cross to the workers and each holds one chunk's objects at
+a time, so memory stays low.
 """
 
 from __future__ import annotations
@@ -24,13 +26,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from pyfn.errors import PyfnError
 from pyfn.fileio import atomic_writer, scratch_files, write_lines
 from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
-from pyfn.formats.registry import FormatOptions, cuttable, loss_counts, write_split
+from pyfn.formats.registry import FormatOptions, cuttable, joiner, loss_counts, write_split
 from pyfn.workers import job_count, process_pool
 
 CHUNK_SETS = 4000
@@ -128,11 +130,18 @@ class _Appender:
         self.target = target
         self.stack = stack
         self.files: dict[str, tuple[IO[bytes], hashlib._Hash]] = {}
+        self.joined: dict[str, Any] = {}
 
     def append(self, name: str, part: Path) -> None:
         if name not in self.files:  # a chunk without the file contributes nothing to it
             handle = self.stack.enter_context(atomic_writer(self.target / name, "wb"))
             self.files[name] = (handle, hashlib.sha256())
+            join = joiner(name)
+            if join is not None:  # closed (its footer written) before the file is renamed
+                self.joined[name] = self.stack.enter_context(join(handle, self.files[name][1]))
+        if name in self.joined:
+            self.joined[name].add_part(part)
+            return
         handle, digest = self.files[name]
         with open(part, "rb") as source:
             for block in iter(lambda: source.read(1 << 20), b""):

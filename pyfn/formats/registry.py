@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.util import find_spec
 from pathlib import Path
+from typing import IO, Any
 
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import write_lines
@@ -37,13 +39,15 @@ class FormatOptions:
     predictions: bool = False
     frames: Mapping[str, Frame] | None = field(default=None, compare=False, repr=False)
     gold: Mapping[str, Sequence[AnnotationSet]] | None = field(default=None, compare=False, repr=False)
+    signature: str | None = field(default=None, compare=False, repr=False)
+    """The data signature, written into Parquet files (the manifest has it already)."""
 
     def record(self) -> dict:
         """The options as recorded in a manifest."""
         return {
             key: getattr(self, key)
             for key in self.__dataclass_fields__
-            if key not in ("frames", "gold")
+            if key not in ("frames", "gold", "signature")
         }
 
 
@@ -100,6 +104,35 @@ def _write_semeval(directory: Path, split: str, sets: Sequence[AnnotationSet], o
     return [path]
 
 
+def _write_parquet(directory: Path, split: str, sets: Sequence[AnnotationSet], opts: FormatOptions, losses: Losses) -> list[Path]:
+    from pyfn.formats import parquet  # noqa: PLC0415 - pyarrow is an optional extra
+
+    return [parquet.write(directory / f"{split}.parquet", sets, frames=opts.frames, signature=opts.signature)]
+
+
+EXTRAS: dict[str, tuple[str, str]] = {"parquet": ("pyarrow", "parquet")}
+"""Formats that need an optional extra: ``format: (module, extra)``."""
+
+
+def check_installed(fmt: str) -> None:
+    """Refuse, in one line saying what to install, a format whose optional extra is missing."""
+    if fmt in EXTRAS:
+        module, extra = EXTRAS[fmt]
+        if find_spec(module) is None:
+            raise PyfnError(f'the {fmt} format needs {module}: pip install "pyfn[{extra}]"', exit_code=2)
+
+
+def joiner(name: str) -> Callable[[IO[bytes], Any], Any] | None:
+    """How the files ``name`` of a split's chunks become the split's file: ``None`` when by appending
+    their bytes; for Parquet, a :class:`~pyfn.formats.parquet.Joiner` (given the final file and a
+    digest) that rewrites the chunks' rows in fixed row groups."""
+    if not name.endswith(".parquet"):
+        return None
+    from pyfn.formats import parquet  # noqa: PLC0415 - pyarrow is an optional extra
+
+    return parquet.Joiner
+
+
 ONLY_SPLITS: dict[str, tuple[str, ...]] = {"semeval": ("dev", "test")}
 """Formats written for some splits only: SemEval XML is the scorer's input, written for dev and test."""
 
@@ -112,8 +145,9 @@ def written_splits(fmt: str, splits: Sequence[str]) -> list[str]:
 
 def cuttable(fmt: str, split: str) -> bool:
     """Whether the files ``fmt`` writes for ``split`` are the concatenation of those it
-    writes for consecutive chunks of the split cut between sentences (numbered on):
-    every format but SemEval XML, one document (written for dev and test only)."""
+    writes for consecutive chunks of the split cut between sentences (numbered on), or
+    are made from them by a :func:`joiner` (Parquet): every format but SemEval XML, one
+    document (written for dev and test only)."""
     return fmt != "semeval" or split == "train"
 
 
@@ -124,6 +158,7 @@ WRITERS: dict[str, Writer] = {
     "conllx": _write_conllx,
     "conllu": _write_conllu,
     "semeval": _write_semeval,
+    "parquet": _write_parquet,
 }
 
 
@@ -193,6 +228,13 @@ def _read_semeval(directory: Path, split: str, opts: FormatOptions, log: Problem
     raise PyfnError(f"{directory}: no {split}.gold.xml, {split}.predicted.xml or {split}.xml")
 
 
+def _read_parquet(directory: Path, split: str, opts: FormatOptions, log: ProblemLog) -> Iterator[AnnotationSet]:
+    check_installed("parquet")
+    from pyfn.formats import parquet  # noqa: PLC0415 - pyarrow is an optional extra
+
+    return parquet.read(_need(directory / f"{split}.parquet"), log=log)
+
+
 READERS: dict[str, tuple[Reader, Callable[[Path, str], bool]]] = {
     "jsonl": (_read_jsonl, lambda d, s: (d / f"{s}.jsonl").is_file()),
     "semafor": (
@@ -204,6 +246,7 @@ READERS: dict[str, tuple[Reader, Callable[[Path, str], bool]]] = {
         _read_semeval,
         lambda d, s: any((d / f"{s}{x}").is_file() for x in (".gold.xml", ".predicted.xml", ".xml")),
     ),
+    "parquet": (_read_parquet, lambda d, s: (d / f"{s}.parquet").is_file()),
 }
 
 NOT_SOURCES = {

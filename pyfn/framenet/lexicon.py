@@ -55,6 +55,16 @@ def read_frame(data: bytes, relpath: str) -> Frame:
     raise PyfnError(f"{relpath}: no <frame> element")
 
 
+def read_frame_definitions(data: bytes, relpath: str) -> tuple[str, dict[int, str]]:
+    """The ``definition`` of one ``frame/*.xml`` file's frame and of each of its FEs (by FE ID), as
+    FrameNet writes it: its own markup (``<def-root>``, ``<fen>``, ``<ex>``...) once the XML is parsed."""
+    for _, root in iterparse(data, relpath, ("frame",), ("end",)):
+        where = f"{relpath} frame {root.get('name')}"
+        fes = {_req_int(fe, "ID", where): fe.findtext(NS + "definition") or "" for fe in root.iterfind(NS + "FE")}
+        return root.findtext(NS + "definition") or "", fes
+    raise PyfnError(f"{relpath}: no <frame> element")
+
+
 def read_frame_relations(data: bytes, relpath: str = "frRelation.xml") -> list[FrameRelation]:
     """Read every frame relation (and its FE relations) of ``frRelation.xml``.
 

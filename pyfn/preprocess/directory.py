@@ -4,8 +4,8 @@ For each split, the sentences of ``{split}.sentences`` (FrameNet's tokens,
 whitespace-split) are analysed once, and that one analysis is written to
 ``{split}.sentences.conllx`` (CoNLL-X), ``{split}.conllu`` (CoNLL-U),
 ``{split}.sentences.conllx.flattened`` (SEMAFOR's ``all.lemma.tags``; only
-with a dependency parse) and merged into ``{split}.bios`` and
-``{split}.bios.semeval`` when they exist. ``pyfn convert --preprocess`` and
+with a dependency parse) and merged into ``{split}.bios``,
+``{split}.bios.semeval`` and ``{split}.parquet`` when they exist. ``pyfn convert --preprocess`` and
 ``pyfn preprocess --input DIR`` both come here, so they write the same files.
 
 Everything a pass needs is checked by :func:`prepare` before any file is
@@ -97,9 +97,9 @@ def sentence_ids_from_conllu(path: Path) -> list[list[int]] | None:
 
 
 def carriers(split: str) -> list[str]:
-    """The files a pass may write for ``split`` (the BIOS ones only when they exist)."""
+    """The files a pass may write for ``split`` (the BIOS and Parquet ones only when they exist)."""
     return [f"{split}.sentences.conllx", f"{split}.conllu", f"{split}{semafor.LEMMA_TAGS_SUFFIX}", f"{split}.bios",
-            f"{split}.bios.semeval"]
+            f"{split}.bios.semeval", f"{split}.parquet"]
 
 
 def _write_split(directory: Path, out: Path, split: str, table: SentenceTable, result: SplitAnalyses) -> list[Path]:
@@ -114,6 +114,10 @@ def _write_split(directory: Path, out: Path, split: str, table: SentenceTable, r
     for name in (f"{split}.bios", f"{split}.bios.semeval"):
         if (directory / name).is_file():
             written.append(bios.merge_analyses(directory / name, result.analyses, out / name))
+    if (directory / f"{split}.parquet").is_file():
+        from pyfn.formats import parquet  # noqa: PLC0415 - pyarrow is an optional extra
+
+        written.append(parquet.merge_analyses(directory / f"{split}.parquet", result.analyses, out / f"{split}.parquet"))
     return written
 
 
