@@ -222,6 +222,10 @@ def test_reader_skips_bad_rows_and_refuses_other_files(sample_pq, tmp_path):
     assert f"{bad}: row 1: frame is null" in [p.message for p in log.problems]
     with pytest.raises(PyfnError, match=r"row 1: frame is null"):
         list(parquet.read(bad))
+    rows = table.to_pylist()[:2]
+    rows[1]["id"], rows[1]["source"] = rows[0]["id"], "exemplar"  # FrameNet numbers the two sources apart
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), bad)
+    assert [(s.source, s.id) for s in parquet.read(bad)] == [("fulltext", rows[0]["id"]), ("exemplar", rows[0]["id"])]
     pq.write_table(table.drop_columns(["layers"]), bad)
     with pytest.raises(PyfnError, match="no column 'layers'"):
         list(parquet.read(bad))

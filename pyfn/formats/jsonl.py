@@ -177,13 +177,14 @@ def read(path: Path, *, log: ProblemLog | None = None) -> Iterator[AnnotationSet
 
     A line that is not a set (bad JSON, missing or mistyped field), a set pyfn
     would never write (no target, an invalid label: SPLITS.md step 2) and a
-    set whose id an earlier line already had are skipped and counted in
+    set whose id an earlier line of the same source (fulltext or exemplar: FrameNet
+    numbers them apart, and FN 1.5 gives 1,114 IDs to both) already had are skipped and counted in
     ``log`` (``malformed_line``, the ledger's ``no_target:*``/``invalid:*``,
     ``duplicate_id``); without a ``log`` or when it is strict, the first one
     raises :class:`PyfnError`. A UTF-8 BOM and CRLF line ends are accepted.
     """
     log = log if log is not None else ProblemLog(strict=True)
-    seen: dict[int, int] = {}
+    seen: dict[tuple[str, int], int] = {}  # FrameNet's set IDs are unique per source (FN 1.5: 1,114 shared)
     for lineno, line in text_lines(path):
         if not line.strip():
             continue
@@ -197,8 +198,8 @@ def read(path: Path, *, log: ProblemLog | None = None) -> Iterator[AnnotationSet
         if bad is not None:
             log.add(bad[0], where, f"{where}: annotation set {aset.id}: {bad[1]}")
             continue
-        first = seen.setdefault(aset.id, lineno)
+        first = seen.setdefault((aset.source, aset.id), lineno)
         if first != lineno:
-            log.add("duplicate_id", where, f"{where}: annotation set {aset.id} already read at line {first}")
+            log.add("duplicate_id", where, f"{where}: {aset.source} annotation set {aset.id} already read at line {first}")
             continue
         yield aset

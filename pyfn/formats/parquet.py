@@ -405,7 +405,7 @@ def read(path: Path, *, log: ProblemLog | None = None) -> Iterator[AnnotationSet
     A file lacking a :data:`LOSSLESS` column, or holding it with another type,
     is an error naming the column. A row with a null where a value is needed
     (``malformed_row``), a set pyfn would never write (the ledger's
-    ``no_target:*``/``invalid:*``) and a repeated set id (``duplicate_id``)
+    ``no_target:*``/``invalid:*``) and a set id repeated within its source (``duplicate_id``)
     are skipped and counted in ``log``; without a ``log`` or when it is
     strict, the first one raises :class:`PyfnError`. Messages name the file
     and the row (0-based).
@@ -413,7 +413,7 @@ def read(path: Path, *, log: ProblemLog | None = None) -> Iterator[AnnotationSet
     log = log if log is not None else ProblemLog(strict=True)
     source = _open(path)
     _check_schema(path, source.schema_arrow, LOSSLESS)
-    seen: dict[int, int] = {}
+    seen: dict[tuple[str, int], int] = {}  # FrameNet's set IDs are unique per source (FN 1.5: 1,114 shared)
     index = 0
     last: tuple[tuple, Sentence | None] = ((), None)  # the sets of a sentence are adjacent
     for group in range(source.num_row_groups):
@@ -431,9 +431,9 @@ def read(path: Path, *, log: ProblemLog | None = None) -> Iterator[AnnotationSet
             if bad is not None:
                 log.add(bad[0], where, f"{where}: annotation set {aset.id}: {bad[1]}")
                 continue
-            first = seen.setdefault(aset.id, index - 1)
+            first = seen.setdefault((aset.source, aset.id), index - 1)
             if first != index - 1:
-                log.add("duplicate_id", where, f"{where}: annotation set {aset.id} already read at row {first}")
+                log.add("duplicate_id", where, f"{where}: {aset.source} annotation set {aset.id} already read at row {first}")
                 continue
             yield aset
 
