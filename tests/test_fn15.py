@@ -2,6 +2,7 @@
 
 import json
 import zipfile
+from types import SimpleNamespace
 
 import pytest
 
@@ -9,8 +10,10 @@ from conftest import FN15_STD_FORMATS
 
 from pyfn.convert import SplitSpec, convert
 from pyfn.formats import jsonl
+from pyfn.resources import resource_path
 from pyfn.splits.builder import BuildOptions
 from pyfn.splits.hashing import sentence_hash
+from pyfn.splits.ids import IDS_RECORD, ids_record
 
 EXCL = frozenset({398})
 
@@ -55,6 +58,20 @@ def test_published_fulltext_plus_exemplar_counts(fn15, tmp_path):
     manifest = convert(fn15, tmp_path, options=BuildOptions(splits=("train",), with_exemplars=True, exclude_frames=EXCL))
     assert manifest["splits"]["train"] == {"sentences": 150426, "annotation_sets": 170889}
     assert manifest["release"]["files_read"] == 78 - 23 - 8 + 31 + 11829
+    # the published ids of FT+EX train (resources/splits/fn1.5/ids-with-exemplars/) are this build's
+    sets = [_IdView(json.loads(line)) for line in (tmp_path / "train.jsonl").open(encoding="utf-8")]
+    record, files = ids_record({"train": sets}, manifest["signature"])
+    shipped = resource_path("splits") / "fn1.5" / "ids-with-exemplars"
+    assert record == json.loads((shipped / IDS_RECORD).read_text(encoding="utf-8"))
+    assert files == {p.name: p.read_text(encoding="utf-8").splitlines() for p in shipped.glob("*.txt")}
+
+
+class _IdView:
+    """What the published ids read of a JSONL set (cheaper than the whole set for 170,889 of them)."""
+
+    def __init__(self, obj: dict) -> None:
+        self.id, self.source = obj["id"], obj["source"]
+        self.sentence = SimpleNamespace(id=obj["sentence"]["id"], text=obj["sentence"]["text"])
 
 
 def test_directory_source_equals_zip_source(fn15, ft, tmp_path):
