@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import traceback
@@ -647,6 +648,10 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lu-frames", help="lu_frames.tsv, for --mode frameid")
     p.add_argument("--samples", type=int, default=1000, help="bootstrap / randomization samples (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and randomization samples")
+    p.add_argument("--all-protocols", action="store_true",
+                   help="instead of the tests: every system under every protocol (docs/PROTOCOLS.md), its rank, and "
+                   "whether each protocol ranks the systems as the default SemEval score does")
+    p.add_argument("--json", action="store_true", help="with --all-protocols: one JSON object")
     p.set_defaults(func=_compare)
 
 
@@ -658,6 +663,10 @@ def _compare(args: argparse.Namespace) -> int:
     if len(args.preds) < 2:
         raise UsageError("compare needs at least two prediction files")
     preds = [Path(p) for p in args.preds]
+    if args.all_protocols:
+        return _compare_protocols(args, preds)
+    if args.json:
+        raise UsageError("--json goes with --all-protocols")
     if args.mode == "frameid":
         if not args.lu_frames:
             raise UsageError("--mode frameid needs --lu-frames lu_frames.tsv")
@@ -683,6 +692,34 @@ def _compare(args: argparse.Namespace) -> int:
         print(f"{pair.b} - {pair.a}: {pair.delta:+.5f}{ci}; {pair.test} p {pair.p_value:.4f}{ar}; "
               f"Bonferroni {pair.p_bonferroni:.4f}; Holm {pair.p_holm:.4f}")
     print(f"samples {args.samples}, seed {args.seed}")
+    return 0
+
+
+def _compare_protocols(args: argparse.Namespace, preds: list[Path]) -> int:
+    """``compare --all-protocols``: each system's F1 and rank per protocol measure, and whether the ranking holds."""
+    from pyfn.scoring.compare import check_coverage  # noqa: PLC0415
+    from pyfn.scoring.protocols import REFERENCE, rankings, run_all  # noqa: PLC0415
+    from pyfn.scoring.semeval import score  # noqa: PLC0415
+
+    if args.mode != "semeval" or args.exact or args.corrected:
+        raise UsageError("--mode, --exact and --corrected set the SemEval scorer; a protocol fixes its own settings")
+    names = [str(p) for p in preds]
+    if len(set(names)) < len(names):
+        raise UsageError("the same prediction file is given twice")
+    lexicon, rel = _scorer_lexicon(args)
+    check_coverage(preds, [score(Path(args.gold), pred, lexicon=lexicon) for pred in preds])  # as compare refuses
+    rows = rankings({name: run_all(Path(args.gold), pred, lexicon=lexicon, lexicon_tag=rel)
+                     for name, pred in zip(names, preds)})
+    if args.json:
+        print(json.dumps({"reference": list(REFERENCE), "rows": rows}, indent=2))
+        return 0
+    for i, name in enumerate(names, 1):
+        print(f"S{i} = {name}")
+    print(f"{'protocol':17} {'measure':9} " + " ".join(f"{f'S{i} F1 (rank)':>17}" for i in range(1, len(names) + 1))
+          + "  ranking as semeval07")
+    for row in rows:
+        cells = " ".join(f"{row['f1'][n]:10.5f} ({row['rank'][n]:>2})  " for n in names)
+        print(f"{row['protocol']:17} {row['measure']:9} {cells} {'yes' if row['same_ranking'] else 'NO'}")
     return 0
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from lxml import etree
+
 from pyfn.cli import PROTOCOL_NAMES, main
 from pyfn.formats import semeval
-from pyfn.scoring.protocols import PROTOCOLS, run
+from pyfn.scoring.protocols import PROTOCOLS, ranks, run
 from pyfn.scoring.protocols import fst, sesame, spanfinder
 from pyfn.scoring.protocols.base import Counts
 from pyfn.scoring.relations import ScorerLexicon
@@ -115,3 +117,33 @@ def test_cli_protocol_and_all_protocols(tmp_path, capsys):
     assert "protocol spanfinder: hiaoxui/span-finder@ad9ed403c6" in out and "tri-c" in out
     assert main(["score", "--gold", str(gold), "--pred", str(pred), *lex, "--protocol", "spanfinder", "--exact"]) == 2
     assert "a protocol fixes its own settings" in capsys.readouterr().err
+
+
+def test_ranks_share_a_place_on_ties():
+    assert ranks([0.5, 0.7, 0.5, 0.1]) == [2, 1, 2, 4]
+
+
+def test_compare_all_protocols_ranks_each_system_and_says_where_the_ranking_moves(tmp_path, capsys):
+    """Unrelated frames lose under semeval07 but not under Open-SESAME's scores, which never read the frame."""
+    gold = HERE / "cases" / "test15.gold.xml"
+    fes, frames = HERE / "cases" / "test_fes_dropped.pred.xml", HERE / "cases" / "test_frames_unrelated.pred.xml"
+    systems = [str(fes), str(frames)]
+    lex = ["--frames", str(HERE / "lexicon" / "frames.xml"), "--relations", str(HERE / "lexicon" / "frRelations.xml")]
+    assert main(["compare", "--all-protocols", "--json", "--gold", str(gold), *systems, *lex]) == 0
+    rows = {(r["protocol"], r["measure"]): r for r in json.loads(capsys.readouterr().out)["rows"]}
+    reference = [rows[("semeval07", "semeval")]["rank"][s] for s in systems]
+    for key, row in rows.items():
+        order = ranks([row["f1"][s] for s in systems])
+        assert [row["rank"][s] for s in systems] == order, key
+        assert row["same_ranking"] == (order == reference), key
+    assert reference == [1, 2] and not rows[("sesame-labeled", "labeled")]["same_ranking"]
+    assert main(["compare", "--all-protocols", "--gold", str(gold), *systems, *lex]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == [f"S1 = {fes}", f"S2 = {frames}"]
+    assert any(line.startswith("sesame-labeled") and line.endswith("NO") for line in out)
+    tree = etree.parse(str(frames))
+    last = tree.findall(".//sentence")[-1]
+    last.getparent().remove(last)
+    tree.write(str(tmp_path / "cut.xml"))
+    assert main(["compare", "--all-protocols", "--gold", str(gold), str(fes), str(tmp_path / "cut.xml"), *lex]) == 1
+    assert "do not cover the same gold sentences" in capsys.readouterr().err

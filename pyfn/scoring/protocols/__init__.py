@@ -23,7 +23,7 @@ from pyfn.scoring.protocols import fst, semeval07, sesame, spanfinder
 from pyfn.scoring.protocols.base import Card, Counts, Measure, Result
 from pyfn.scoring.relations import ScorerLexicon
 
-__all__ = ["PROTOCOLS", "Card", "Counts", "Measure", "Result", "run", "run_all"]
+__all__ = ["PROTOCOLS", "Card", "Counts", "Measure", "Result", "rankings", "ranks", "run", "run_all"]
 
 Runner = Callable[[Path, Path, ScorerLexicon, str], Result]
 
@@ -67,3 +67,29 @@ def table_rows(results: list[Result]) -> list[dict]:
                          "measure": m.name, "precision": m.precision, "recall": m.recall, "f1": m.f1,
                          "tp": m.counts.tp, "fp": m.counts.fp, "fn": m.counts.fn})
     return rows
+
+
+REFERENCE = ("semeval07", "semeval")
+"""The ``(protocol, measure)`` whose ranking the others are compared with: today's default score."""
+
+
+def ranks(values: list[float]) -> list[int]:
+    """Competition ranks, highest value first (equal values share a rank: 1, 1, 3)."""
+    return [1 + sum(other > value for other in values) for value in values]
+
+
+def rankings(systems: dict[str, list[Result]]) -> list[dict]:
+    """For every protocol measure: each system's F1 and rank, and whether the systems' ranks are those
+    of :data:`REFERENCE`. ``systems``: name -> :func:`run_all` results, every system on the same gold."""
+    names = list(systems)
+    by_system = {name: {(row["protocol"], row["measure"]): row for row in table_rows(results)}
+                 for name, results in systems.items()}
+    keys = list(by_system[names[0]])
+    reference = ranks([by_system[n][REFERENCE]["f1"] for n in names])
+    out = []
+    for key in keys:
+        f1 = [by_system[n][key]["f1"] for n in names]
+        order = ranks(f1)
+        out.append({"protocol": key[0], "measure": key[1], "f1": dict(zip(names, f1)),
+                    "rank": dict(zip(names, order)), "same_ranking": order == reference})
+    return out
