@@ -21,7 +21,7 @@ from pyfn.formats.registry import (
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
-from pyfn.lexicon import DEFAULT_RELATIONS, FN_TRAIN, check_frame_folder, generate
+from pyfn.lexicon import DEFAULT_RELATIONS, FN_TRAIN, check_read_folders, generate
 from pyfn.manifest import MANIFEST, check_finished, data_signature, fingerprint
 from pyfn.model import AnnotationSet, Frame
 from pyfn.outdir import check_target, files_under, staged
@@ -396,7 +396,7 @@ def generate_lexicon(
             exclude_frames=options.exclude_frames, exclude_lus=options.exclude_lus,
         )
         outputs = {name: sha256_file(stage.path / name) for name in sorted(files_under(stage.path))}
-        check_frame_folder(target, [name for name in [*outputs, *previous.outputs] if name.startswith(f"{FN_TRAIN}/frame/")])
+        check_read_folders(target, [f"{FN_TRAIN}/frame"], [*outputs, *previous.outputs])
         manifest = build_manifest(release, source_label or str(source), "lexicon", result, split, outputs)
         manifest["command"] = "generate"
         manifest["lexicon"] = report
