@@ -312,9 +312,9 @@ def _convert_release(
     several = len(tos) > 1
     outputs: dict[str, str] = {}
     losses: dict[str, dict[str, int]] = {name: {} for name in result.splits}
-    records: dict[str, Any] = {}
+    record: dict[str, Any] = {}
     if "fnxml" in tos:  # before the other formats: they release the lines as they write them
-        written, fnxml_losses, records = fnxml.write_folders(
+        written, fnxml_losses, record = fnxml.write_folders(
             release, target, {name: data.lines for name, data in result.splits.items()},
             exclude_frames=options.exclude_frames, exclude_lus=options.exclude_lus,
             signature=build_signature(release, result), jobs=options.jobs,
@@ -346,8 +346,8 @@ def _convert_release(
     )
     manifest["format_options"] = formats.record()
     manifest["losses"] = {name: dict(sorted(found.items())) for name, found in losses.items()}
-    if records:
-        manifest["fnxml"] = records
+    if record:
+        manifest["fnxml"] = record
     if check is not None:
         manifest["release"]["check"] = check.record()
     return manifest
@@ -379,7 +379,7 @@ def _convert_split_folder(
     and write it in every format of ``to``."""
     name = marker["pyfn_split"]
     log = ProblemLog(strict=options.strict)
-    sets, files = fnxml.read_folder(source, log=log, jobs=options.jobs)
+    sets, files = fnxml.read_folder(source, log=log)
     warnings = []
     if len(sets) != marker.get("annotation_sets"):
         warnings.append(f"{source} holds {len(sets):,} annotation sets where its {fnxml.MARKER} says "

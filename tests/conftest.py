@@ -398,9 +398,11 @@ costly fixtures are session-scoped, so a worker never builds one twice). The tes
 module run in one worker, one after another, so that its module-scoped fixtures are built once."""
 
 HEAVY_FIRST = (
+    "tests/test_fnxml_nltk_fn15.py",
     "xp_001",
-    "tests/test_fn15.py::test_published_fulltext_plus_exemplar_counts",
     "tests/test_lexicon_fn15.py",
+    "tests/test_fnxml_fn15.py",
+    "tests/test_fn15.py::test_published_fulltext_plus_exemplar_counts",
     "tests/test_fn15.py::test_random_split_same_guarantees",
     "tests/test_reliability.py::test_same_bytes_across_hash_seeds_jobs_and_zip_or_directory",
     "tests/xp/test_shipped.py::test_xp_000_script_runs_and_verifies",

@@ -51,8 +51,9 @@ def test_ledger_and_duplicates(ft):
     assert lines == 4148
 
 
-def test_published_fulltext_plus_exemplar_counts(fn15, tmp_path):
-    manifest = convert(fn15, tmp_path, options=BuildOptions(splits=("train",), with_exemplars=True, exclude_frames=EXCL))
+def test_published_fulltext_plus_exemplar_counts(fn15_fnxml):
+    """FT+EX train (``fn15_fnxml``: ``--with-exemplars --exclude-frames 398``, every split)."""
+    manifest = fn15_fnxml.manifest
     assert manifest["splits"]["train"] == {"sentences": 150426, "annotation_sets": 170889}
     assert manifest["release"]["files_read"] == 78 - 23 - 8 + 31 + 11829
 

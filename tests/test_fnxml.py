@@ -199,7 +199,8 @@ def test_losses_are_counted(written):
     assert manifest["units"]["losses"] == {
         "fnxml:duplicate_label": "labels", "fnxml:frame_not_in_lexicon": "annotation sets",
         "fnxml:no_pos_layer": "sentences", "fnxml:unannotated_exemplar": "annotation sets"}
-    assert manifest["fnxml"]["train"]["annotation_sets"] == manifest["splits"]["train"]["annotation_sets"] - 2
+    assert manifest["fnxml"]["splits"]["train"]["annotation_sets"] == manifest["splits"]["train"]["annotation_sets"] - 2
+    assert manifest["fnxml"]["loss_reasons"] == fnxml.LOSSES
 
 
 def test_split_folders_read_back(written, tmp_path):
@@ -239,6 +240,21 @@ def test_nltk_reads_every_split_folder(written):
             counts[split] = (len(fn.docs()), len(sets), len(exemplars), len(fn.annotations(exemplars=split == "train")))
             assert {a.frame.name for a in sets} <= {"Giving", "Arriving"}
     assert counts == {"train": (2, 3, 1, 4), "dev": (2, 2, 0, 2), "test": (2, 2, 0, 2)}
+
+
+def test_readme_nltk_recipe(written):
+    """The README's Python block of the NLTK path, run on the tiny release's folders."""
+    import nltk  # noqa: PLC0415
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## FrameNet XML out, and the NLTK path"):]
+    code = section[section.index("```python\n") + 10:section.index("```\n", section.index("```python\n") + 10)]
+    namespace: dict = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nltk.data, "path", list(nltk.data.path))
+        exec(code.replace('"out/', f'"{written[0]}/'), namespace)  # noqa: S102 - the README's own code
+    assert len(namespace["train_sets"]) == 4 and len(namespace["test_sets"]) == 2
+    assert sorted(f.name for f in namespace["frames"]) == ["Arriving", "Giving"]
 
 
 def test_split_folder_options_that_would_rebuild_it_are_refused(written, tmp_path):

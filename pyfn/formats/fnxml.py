@@ -37,7 +37,7 @@ from typing import Any
 from lxml import etree
 
 from pyfn import __version__
-from pyfn.errors import Problem, ProblemLog, PyfnError
+from pyfn.errors import ProblemLog, PyfnError
 from pyfn.fileio import atomic_writer, synced_once
 from pyfn.formats import jsonl
 from pyfn.formats.base import Losses
@@ -69,7 +69,7 @@ LOSSES = {
     "no_pos_layer": "a full-text sentence without POS layer gets an empty PENN layer (NLTK reads the POS tags "
                     "of every full-text sentence from its first annotation set)",
 }
-"""What a FrameNet-layout folder read by NLTK cannot hold, by loss reason."""
+"""What a FrameNet-layout folder read by NLTK cannot hold, by loss reason (recorded in the manifest)."""
 _UNANN = "UNANN"
 
 
@@ -79,8 +79,8 @@ def check_release(release: Release) -> None:
     if not release.list("frame"):
         missing.append("frame/*.xml")
     if missing:
-        raise PyfnError(f"{release.label}: --to fnxml needs the release's {', '.join(missing)}, which it lacks "
-                        "(the bundled sample has no index files)")
+        sample = " (the bundled sample has no index files)" if release.version.endswith("-sample") else ""
+        raise PyfnError(f"{release.label}: --to fnxml needs the release's {', '.join(missing)}, which it lacks{sample}")
 
 
 # ---------------------------------------------------------------- lexicon
@@ -167,20 +167,41 @@ def _attrs(pairs: Iterable[tuple[str, int | str | None]]) -> dict[str, str]:
     return {key: str(value) for key, value in pairs if value is not None}
 
 
-def _labels(layer: etree._Element, labels: Iterable[Label | PosTag], losses: Losses) -> None:
+_LABEL = NS + "label"
+
+
+def _new(seen: set[tuple[str, int, int]], name: str, start: int | None, end: int | None, losses: Losses) -> bool:
+    """False for an overt label already written in its layer (counted), else True."""
+    if start is None or end is None:
+        return True
+    if (name, start, end) in seen:
+        losses.add("duplicate_label")
+        return False
+    seen.add((name, start, end))
+    return True
+
+
+def _labels(layer: etree._Element, labels: Iterable[Label], losses: Losses) -> None:
     seen: set[tuple[str, int, int]] = set()
     for label in labels:
-        if isinstance(label, Label):
-            name, start, end, itype, fe_id = label.name, label.start, label.end, label.itype, label.fe_id
-        else:
-            (name, start, end), itype, fe_id = label, None, None
-        if start is not None and end is not None:
-            if (name, start, end) in seen:
-                losses.add("duplicate_label")
-                continue
-            seen.add((name, start, end))
-        etree.SubElement(layer, NS + "label",
-                         _attrs((("name", name), ("start", start), ("end", end), ("itype", itype), ("feID", fe_id))))
+        if _new(seen, label.name, label.start, label.end, losses):
+            attrib = {"name": label.name}
+            if label.start is not None:
+                attrib["start"] = str(label.start)
+            if label.end is not None:
+                attrib["end"] = str(label.end)
+            if label.itype is not None:
+                attrib["itype"] = label.itype
+            if label.fe_id is not None:
+                attrib["feID"] = str(label.fe_id)
+            etree.SubElement(layer, _LABEL, attrib)
+
+
+def _pos_labels(layer: etree._Element, tags: Iterable[PosTag], losses: Losses) -> None:
+    seen: set[tuple[str, int, int]] = set()
+    for name, start, end in tags:
+        if _new(seen, name, start, end, losses):
+            etree.SubElement(layer, _LABEL, _attrs((("name", name), ("start", start), ("end", end))))
 
 
 def _sentence(sentence: Sentence, sets: Sequence[AnnotationSet], fulltext: bool, losses: Losses) -> etree._Element:
@@ -195,7 +216,7 @@ def _sentence(sentence: Sentence, sets: Sequence[AnnotationSet], fulltext: bool,
             losses.add("no_pos_layer")
         pos = etree.SubElement(etree.SubElement(elem, NS + "annotationSet", status=_UNANN), NS + "layer",
                                rank="1", name=sentence.pos_layer or "PENN")
-        _labels(pos, sentence.pos, losses)
+        _pos_labels(pos, sentence.pos, losses)
     for aset in sets:
         ids = (("luID", aset.lu_id), ("luName", aset.lu_name), ("frameID", aset.frame_id),
                ("frameName", aset.frame_name)) if fulltext else ()
@@ -392,7 +413,8 @@ def write_folders(
     exclude_lus: Iterable[int], signature: str, jobs: int = 0,
 ) -> tuple[dict[str, str], dict[str, Losses], dict[str, Any]]:
     """Write ``TARGET/{split}/`` for every split (its JSON lines, in output order); return the files
-    written (path relative to ``target`` -> sha256), the losses and the manifest record of each split."""
+    written (path relative to ``target`` -> sha256), the losses of each split and the manifest's record
+    (:data:`LOSSES` and what each split folder holds)."""
     frames = release_frames(release)
     outputs: dict[str, str] = {}
     losses: dict[str, Losses] = {}
@@ -410,7 +432,7 @@ def write_folders(
             written, records[split] = write_folder(release, target / split, split, sets, lexicon,
                                                    signature=signature, losses=losses[split], jobs=jobs)
             outputs.update((f"{split}/{relpath}", digest) for relpath, digest in written.items())
-    return outputs, losses, records
+    return outputs, losses, {"loss_reasons": LOSSES, "splits": records}
 
 
 # ---------------------------------------------------------------- reading a split folder back
@@ -430,33 +452,27 @@ def split_marker(path: Path) -> dict[str, Any] | None:
     return record
 
 
-def _read_one(path: Path) -> tuple[str, str, list[AnnotationSet], list[Problem]]:
-    relpath = f"{path.parent.name}/{path.name}"
-    try:
-        result = read_annotations(path.read_bytes(), relpath)
-    except OSError as exc:
-        raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except PyfnError as exc:
-        return relpath, "", [], [Problem("malformed_file", relpath, f"{path.parent.parent}: {exc}")]
-    return relpath, result.sha256, result.sets, result.problems
-
-
-def read_folder(folder: Path, *, log: ProblemLog, jobs: int = 0) -> tuple[list[AnnotationSet], dict[str, str]]:
+def read_folder(folder: Path, *, log: ProblemLog) -> tuple[list[AnnotationSet], dict[str, str]]:
     """Every annotation set of a split folder's ``fulltext/*.xml`` and ``lu/*.xml``, as they are
     (nothing rebuilt, filtered or deduplicated: as in a release, an ID is unique within a file only),
-    and the sha256 of each file read."""
+    and the sha256 of each file read. In this process: sets would cost more to send between processes
+    than to read."""
     folder = Path(folder)
-    paths = sorted(p for name in ("fulltext", "lu") for p in (folder / name).glob("*.xml"))
     sets: list[AnnotationSet] = []
     files: dict[str, str] = {}
-    with _mapper(job_count(jobs, len(paths), per_job=64), _no_setup, ()) as mapped:
-        for relpath, digest, file_sets, problems in mapped(_read_one, paths):
-            files[relpath] = digest
-            for problem in problems:
-                log.add(problem.reason, problem.where, problem.message)
-            sets += file_sets
+    for path in sorted(p for name in ("fulltext", "lu") for p in (folder / name).glob("*.xml")):
+        relpath = f"{path.parent.name}/{path.name}"
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        files[relpath] = hashlib.sha256(data).hexdigest()
+        try:
+            result = read_annotations(data, relpath)
+        except PyfnError as exc:
+            log.add("malformed_file", relpath, f"{folder}: {exc}")
+            continue
+        for problem in result.problems:
+            log.add(problem.reason, problem.where, f"{folder}: {problem.message}")
+        sets += result.sets
     return sets, files
-
-
-def _no_setup() -> None:
-    """The workers of :func:`read_folder` need nothing set up."""
