@@ -27,7 +27,7 @@ from pyfn.model import AnnotationSet, Frame
 from pyfn.outdir import check_target, files_under, staged
 from pyfn.preprocess.directory import Prepared, Progress, manifest_record, no_progress, prepare, preprocess_splits
 from pyfn.preprocess.runner import PreprocessOptions
-from pyfn.splits.builder import DEDUP_RULE, BuildOptions, BuildResult, build_splits
+from pyfn.splits.builder import DEDUP_RULE, SPLITS, BuildOptions, BuildResult, build_splits
 from pyfn.splits.definitions import SplitDefinition, balanced_random_split, kfold_splits, random_split, standard_split
 from pyfn.splits.filters import FILTERS
 from pyfn.units import manifest_units
@@ -246,6 +246,10 @@ def convert(
     source, target = Path(source), Path(target)
     build: tuple[Release, SplitDefinition] | None = None
     marker = fnxml.split_marker(source) if from_ == "fnxml" else None
+    inside = [name for name in SPLITS if from_ == "fnxml" and fnxml.split_marker(source / name)]
+    if marker is None and inside:
+        raise UsageError(f"{source} holds pyfn's split folders {', '.join(inside)} (convert --to fnxml): give one "
+                         f"of them as the source, e.g. {source / inside[-1]}")
     if marker is not None:
         splits = _split_folder_splits(source, marker, to, options, split)
     elif from_ == "fnxml":

@@ -268,6 +268,8 @@ def test_split_folder_options_that_would_rebuild_it_are_refused(written, tmp_pat
     for kwargs, message in cases:
         with pytest.raises(UsageError, match=message):
             convert(target / "train", tmp_path / "o", **kwargs)
+    with pytest.raises(UsageError, match="holds pyfn's split folders train, dev, test .*: give one of them"):
+        convert(target, tmp_path / "o")  # the conversion's folder, not a release
     assert not (tmp_path / "o").exists()
 
 
