@@ -13,14 +13,13 @@ from typing import Any, NoReturn
 
 from pyfn import __version__
 from pyfn.errors import PyfnError, UsageError
-from pyfn.formats.registry import NOT_SOURCES, READERS, WRITERS, FormatOptions
+from pyfn.formats.registry import NOT_SOURCES, READERS, RELEASE_FORMATS, WRITERS, FormatOptions
 from pyfn.splits.builder import SPLITS, BuildOptions
 from pyfn.splits.filters import FILTERS
 
 FROM_FORMATS = ["fnxml", *READERS]
-TO_FORMATS = list(WRITERS)
+TO_FORMATS = [*WRITERS, *RELEASE_FORMATS]
 NOT_FROM = {fmt: f"cannot convert from {fmt}: {why}" for fmt, why in NOT_SOURCES.items()}
-NOT_TO = {"fnxml": "cannot convert to 'fnxml': pyfn does not write FrameNet XML (it reads it: --from fnxml)"}
 PROTOCOL_NAMES = ("semeval07", "sesame-labeled", "sesame-unlabeled", "sesame-token", "spanfinder", "fst-text")
 """The keys of :data:`pyfn.scoring.protocols.PROTOCOLS` (kept here so that ``--help`` imports no scorer)."""
 EPILOG = "FrameNet data: ICSI, Berkeley, under CC BY (https://framenet.icsi.berkeley.edu/)."
@@ -214,13 +213,15 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--from", dest="from_", default="fnxml", choices=FROM_FORMATS, type=_format(NOT_FROM),
                    metavar="FORMAT", help=f"input format: {', '.join(FROM_FORMATS)} (default: fnxml)")
-    p.add_argument("--to", nargs="+", default=["jsonl"], choices=TO_FORMATS, type=_format(NOT_TO), metavar="FORMAT",
+    p.add_argument("--to", nargs="+", default=["jsonl"], choices=TO_FORMATS, metavar="FORMAT",
                    help=f"output format(s): {', '.join(TO_FORMATS)} (default: jsonl); several formats share one "
-                   "build of the splits")
+                   "build of the splits; fnxml writes each split as a FrameNet-layout folder {split}/ (from a "
+                   "release only)")
     p.add_argument(
         "--source",
         help="FrameNet release directory or zip (--from fnxml; 'sample' for the bundled sample; default: "
-        "NLTK's framenet_v17/v15 zip if installed, else the sample), or a directory of split files",
+        "NLTK's framenet_v17/v15 zip if installed, else the sample; or a split folder --to fnxml wrote, read as "
+        "that split), or a directory of split files",
     )
     p.add_argument("--target", required=True, help="output directory (created if missing)")
     _add_force(p)

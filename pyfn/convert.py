@@ -11,23 +11,23 @@ from typing import Any
 from pyfn import __version__
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import LOCK_NAME, sha256_file, write_lines
-from pyfn.formats import jsonl
+from pyfn.formats import fnxml, jsonl
 from pyfn.formats.base import SentenceTable, SplitView
 from pyfn.formats.chunked import SplitLines, write_splits
 from pyfn.formats.registry import (
-    NOT_SOURCES, ONLY_SPLITS, READERS, WRITERS, FormatOptions, check_installed, loss_counts, read_split, splits_in,
-    write_split, written_splits,
+    NOT_SOURCES, ONLY_SPLITS, READERS, RELEASE_FORMATS, WRITERS, FormatOptions, check_installed, loss_counts,
+    read_split, splits_in, write_split, written_splits,
 )
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
-from pyfn.lexicon import DEFAULT_RELATIONS, FN_TRAIN, check_frame_folder, generate
+from pyfn.lexicon import DEFAULT_RELATIONS, FN_TRAIN, check_read_folders, generate
 from pyfn.manifest import MANIFEST, check_finished, data_signature, fingerprint
 from pyfn.model import AnnotationSet, Frame
 from pyfn.outdir import check_target, files_under, staged
 from pyfn.preprocess.directory import Prepared, Progress, manifest_record, no_progress, prepare, preprocess_splits
 from pyfn.preprocess.runner import PreprocessOptions
-from pyfn.splits.builder import DEDUP_RULE, BuildOptions, BuildResult, build_splits
+from pyfn.splits.builder import DEDUP_RULE, SPLITS, BuildOptions, BuildResult, build_splits
 from pyfn.splits.definitions import SplitDefinition, balanced_random_split, kfold_splits, random_split, standard_split
 from pyfn.splits.filters import FILTERS
 from pyfn.units import manifest_units
@@ -184,9 +184,12 @@ def _formats(to: str | Sequence[str]) -> tuple[str, ...]:
 def check_pair(from_: str, to: str | Sequence[str]) -> None:
     """Refuse, with the reason, a conversion pyfn cannot do (or whose optional extra is missing)."""
     for fmt in _formats(to):
-        if fmt not in WRITERS:
-            why = "pyfn does not write FrameNet XML" if fmt == "fnxml" else f"known: {', '.join(WRITERS)}"
-            raise UsageError(f"cannot convert to {fmt!r}: {why}")
+        if fmt in RELEASE_FORMATS:
+            if from_ != "fnxml":
+                raise UsageError(f"cannot convert from {from_} to {fmt}: a FrameNet-layout folder takes its frames "
+                                 "and indexes from a FrameNet release (--from fnxml)")
+        elif fmt not in WRITERS:
+            raise UsageError(f"cannot convert to {fmt!r} (known: {', '.join([*WRITERS, *RELEASE_FORMATS])})")
     for fmt in (from_, *_formats(to)):
         check_installed(fmt)
     if from_ in NOT_SOURCES:
@@ -244,9 +247,18 @@ def convert(
     check_pair(from_, to)
     source, target = Path(source), Path(target)
     build: tuple[Release, SplitDefinition] | None = None
-    if from_ == "fnxml":
+    marker = fnxml.split_marker(source) if from_ == "fnxml" else None
+    inside = [name for name in SPLITS if from_ == "fnxml" and fnxml.split_marker(source / name)]
+    if marker is None and inside:
+        raise UsageError(f"{source} holds pyfn's split folders {', '.join(inside)} (convert --to fnxml): give one "
+                         f"of them as the source, e.g. {source / inside[-1]}")
+    if marker is not None:
+        splits = _split_folder_splits(source, marker, to, options, split)
+    elif from_ == "fnxml":
         check_splits(to, options.splits)
         release = open_release(source)
+        if "fnxml" in _formats(to):
+            fnxml.check_release(release)
         build = release, make_definition(release, split)
         splits = list(options.splits)
     else:
@@ -259,8 +271,13 @@ def convert(
         if build is not None:
             manifest = _convert_release(*build, stage.path, to, options, split, formats, source_label,
                                         (progress, write_progress), tables if prepared else None)
+        elif marker is not None:
+            manifest = _convert_split_folder(source, stage.path, marker, to, options, formats, source_label, tables)
         else:
             manifest = _convert_files(source, stage.path, from_, to, splits, options, formats, source_label, tables)
+        if "fnxml" in _formats(to):  # readers take every file of these folders: none may be left from elsewhere
+            folders = [f"{name}/{folder}" for name in splits for folder in fnxml.READ_FOLDERS]
+            check_read_folders(target, folders, [*manifest["outputs"], *previous.outputs])
         if prepared is not None:
             manifest["outputs"], manifest["preprocessing"], warnings = _preprocess(
                 stage.path, tables, manifest["outputs"], prepared, preprocess_progress)
@@ -302,33 +319,49 @@ def _convert_release(
     if check is not None and not check.genuine:
         result.warnings.append(check.message())
     tos = _formats(to)
-    if tos == ("jsonl",) and tables is None:
-        outputs = {}
+    several = len(tos) > 1
+    outputs: dict[str, str] = {}
+    losses: dict[str, dict[str, int]] = {name: {} for name in result.splits}
+    record: dict[str, Any] = {}
+    if "fnxml" in tos:  # before the other formats: they release the lines as they write them
+        written, fnxml_losses, record = fnxml.write_folders(
+            release, target, {name: data.lines for name, data in result.splits.items()},
+            exclude_frames=options.exclude_frames, exclude_lus=options.exclude_lus,
+            signature=build_signature(release, result), jobs=options.jobs,
+        )
+        outputs.update(written)
+        for name, found in fnxml_losses.items():
+            losses[name].update(loss_counts({"fnxml": found}, several))
+    chunked = tuple(fmt for fmt in tos if fmt not in RELEASE_FORMATS)
+    if chunked == ("jsonl",) and tables is None:
         for name, data in result.splits.items():
             path = target / f"{name}.jsonl"
             write_lines(path, data.lines)
             outputs[path.name] = sha256_file(path)
-        losses: dict[str, dict[str, int]] = {name: {} for name in result.splits}
-    else:
+    elif chunked or tables is not None:  # no format but fnxml: the tables, for preprocessing
         if ("bios" in tos or "parquet" in tos) and formats.frames is None:
             formats = replace(formats, frames=read_frames(release))
         if "parquet" in tos:
             formats = replace(formats, signature=build_signature(release, result))
         # the lines are released as they are sent to the writers: one copy of the data in memory
-        written = write_splits(
-            target, [SplitLines(name, data.lines, data.starts) for name, data in result.splits.items()], tos, formats,
-            jobs=options.jobs, progress=write_progress,
+        by_chunk = write_splits(
+            target, [SplitLines(name, data.lines, data.starts) for name, data in result.splits.items()], chunked,
+            formats, jobs=options.jobs, progress=write_progress, several=several,
         )
-        outputs, losses = written.outputs, written.losses
+        outputs.update(by_chunk.outputs)
+        for name, found_losses in by_chunk.losses.items():
+            losses[name].update(found_losses)
         if tables is not None:
-            tables.update(written.tables)
+            tables.update(by_chunk.tables)
         if "parquet" in tos:
             outputs.update(_write_parquet_lexicon(release, target, result, formats))
     manifest = build_manifest(
         release, source_label or str(release.path), "+".join(tos), result, spec, dict(sorted(outputs.items()))
     )
     manifest["format_options"] = formats.record()
-    manifest["losses"] = losses
+    manifest["losses"] = {name: dict(sorted(found.items())) for name, found in losses.items()}
+    if record:
+        manifest["fnxml"] = record
     if check is not None:
         manifest["release"]["check"] = check.record()
     return manifest
@@ -346,6 +379,59 @@ def _write_parquet_lexicon(release: Release, target: Path, result: BuildResult,
         signature=formats.signature,
     )
     return {path.name: sha256_file(path) for path in paths}
+
+
+def _split_folder_splits(
+    source: Path, marker: dict[str, Any], to: str | Sequence[str], options: BuildOptions, spec: SplitSpec
+) -> list[str]:
+    """The one split a pyfn split folder holds; options that would rebuild it are refused."""
+    name = marker["pyfn_split"]
+    what = f"{source} is pyfn's {name} split as FrameNet XML (convert --to fnxml), read as it is"
+    if "fnxml" in _formats(to):
+        raise UsageError(f"{what}: --to fnxml writes from a FrameNet release")
+    as_read = BuildOptions(splits=options.splits, strict=options.strict, jobs=options.jobs)
+    if options != as_read or spec != SplitSpec():
+        raise UsageError(f"{what}: --with-exemplars, --exclude-*, --filter, --filter-scope, --allow-incomplete, "
+                         "--split, --seed, --folds and --fold do not apply to it")
+    if name not in options.splits:
+        raise UsageError(f"{what}: it holds no {' or '.join(options.splits)} split (--splits {name})")
+    check_splits(to, [name])
+    return [name]
+
+
+def _convert_split_folder(
+    source: Path, target: Path, marker: dict[str, Any], to: str | Sequence[str], options: BuildOptions,
+    formats: FormatOptions, source_label: str | None, tables: dict[str, SentenceTable],
+) -> dict[str, Any]:
+    """Read a pyfn split folder as exactly the split it holds (nothing rebuilt, filtered or deduplicated)
+    and write it in every format of ``to``."""
+    name = marker["pyfn_split"]
+    log = ProblemLog(strict=options.strict)
+    sets, files = fnxml.read_folder(source, log=log)
+    warnings = []
+    if len(sets) != marker.get("annotation_sets"):
+        warnings.append(f"{source} holds {len(sets):,} annotation sets where its {fnxml.MARKER} says "
+                        f"{marker.get('annotation_sets')}: changed since pyfn wrote it")
+    tos = _formats(to)
+    if "bios" in tos and formats.frames is None:  # the folder's own frames, as from a release
+        formats = replace(formats, frames=read_frames(open_release(source)))
+    outputs, losses = _write(target, tos, {name: sets}, formats, tables=tables)
+    return {
+        "pyfn_version": __version__,
+        "command": "convert",
+        "from": "fnxml",
+        "to": "+".join(tos),
+        "source": {"path": source_label or str(source), "resolved": str(source.resolve()), "kind": "dir",
+                   "pyfn_split": marker, "fingerprint": fingerprint(files), "files_read": len(files)},
+        "signature": marker.get("signature"),
+        "format_options": formats.record(),
+        "splits": {name: {"sentences": len({s.sentence.text.strip() for s in sets}), "annotation_sets": len(sets)}},
+        "skipped": log.counts(),
+        "problems": [{"reason": p.reason, "where": p.where, "message": p.message} for p in log.problems],
+        "losses": losses,
+        "warnings": warnings,
+        "outputs": outputs,
+    }
 
 
 def _splits_to_read(source: Path, from_: str, options: BuildOptions) -> list[str]:
@@ -425,7 +511,7 @@ def generate_lexicon(
             exclude_frames=options.exclude_frames, exclude_lus=options.exclude_lus,
         )
         outputs = {name: sha256_file(stage.path / name) for name in sorted(files_under(stage.path))}
-        check_frame_folder(target, [name for name in [*outputs, *previous.outputs] if name.startswith(f"{FN_TRAIN}/frame/")])
+        check_read_folders(target, [f"{FN_TRAIN}/frame"], [*outputs, *previous.outputs])
         manifest = build_manifest(release, source_label or str(source), "lexicon", result, split, outputs)
         manifest["command"] = "generate"
         manifest["lexicon"] = report

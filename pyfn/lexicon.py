@@ -460,7 +460,6 @@ def _tsv_fields(data: bytes) -> list[list[str]]:
 
 def _names_in(relpath: str, data: bytes, with_coretype: bool) -> Iterable[tuple[str, object]]:
     """``(kind, name)`` for every frame, LU and FE that a parser-side file names."""
-    base = posixpath.basename(relpath)
     if relpath == "lu_frames.tsv":
         for lu, *frames in _tsv_fields(data):
             for frame in frames:
@@ -481,7 +480,16 @@ def _names_in(relpath: str, data: bytes, with_coretype: bool) -> Iterable[tuple[
                 frame, _, fe = item.partition(".")
                 yield "frame", frame
                 yield "fe", (frame, fe)
-    elif relpath.startswith(f"{FN_TRAIN}/frame/"):
+    elif relpath.startswith(f"{FN_TRAIN}/"):
+        yield from view_names(relpath[len(FN_TRAIN) + 1:], data)
+    else:
+        raise PyfnError(f"{relpath}: no leak check is defined for this parser-side file")
+
+
+def view_names(relpath: str, data: bytes) -> Iterable[tuple[str, object]]:
+    """``(kind, name)`` for every frame, LU and FE that a file of a lexicon view names (``relpath``
+    relative to the view's folder: ``frame/*.xml`` or one of :data:`LEXICON_FILES`)."""
+    if relpath.startswith("frame/"):
         root = parse_xml(data, relpath).getroot()
         frame = root.get("name", "")
         yield "frame", frame
@@ -492,16 +500,16 @@ def _names_in(relpath: str, data: bytes, with_coretype: bool) -> Iterable[tuple[
                 yield "fe", (frame, elem.get("name", ""))
         for elem in root.iter(NS + "relatedFrame"):
             yield "frame", (elem.text or "").strip()
-    elif relpath == f"{FN_TRAIN}/{SEM_TYPES}":
+    elif relpath == SEM_TYPES:
         return  # semantic types only (names, abbreviations, definitions): no frame, LU or FE
-    elif base == "luIndex.xml":
+    elif relpath == "luIndex.xml":
         for elem in parse_xml(data, relpath).getroot().iter(NS + "lu"):
             yield "frame", elem.get("frameName", "")
             yield "lu", (elem.get("name", ""), elem.get("frameName", ""))
-    elif base == "frameIndex.xml":
+    elif relpath == "frameIndex.xml":
         for elem in parse_xml(data, relpath).getroot().iter(NS + "frame"):
             yield "frame", elem.get("name", "")
-    elif base == "frRelation.xml":
+    elif relpath == "frRelation.xml":
         for rel in parse_xml(data, relpath).getroot().iter(NS + "frameRelation"):
             sub, sup = rel.get("subFrameName", ""), rel.get("superFrameName", "")
             yield "frame", sub
@@ -510,14 +518,16 @@ def _names_in(relpath: str, data: bytes, with_coretype: bool) -> Iterable[tuple[
                 yield "fe", (sub, fer.get("subFEName", ""))
                 yield "fe", (sup, fer.get("superFEName", ""))
     else:
-        raise PyfnError(f"{relpath}: no leak check is defined for this parser-side file")
+        raise PyfnError(f"{relpath}: no leak check is defined for this lexicon file")
 
 
 def check_leaks(
-    outputs: Mapping[str, bytes], inventory: TrainInventory, *, with_coretype: bool = False
+    outputs: Mapping[str, bytes], inventory: TrainInventory, *, with_coretype: bool = False, view: bool = False
 ) -> dict[str, bool | int]:
     """Read parser-side ``outputs`` (relative path -> bytes) back; every frame, LU
     and FE they name must occur in train, else :class:`PyfnError` naming them.
+    With ``view``, ``outputs`` are the files of a lexicon view, paths relative to its folder
+    (:func:`lexicon_view`).
 
     Returns how many names of each kind were checked. Definition texts (prose
     inside ``<definition>``) are not names and are not checked; nor is
@@ -529,7 +539,8 @@ def check_leaks(
     for relpath in sorted(outputs):
         if relpath == RELEASE_LU_FRAMES:
             continue
-        for kind, name in _names_in(relpath, outputs[relpath], with_coretype):
+        names = view_names(relpath, outputs[relpath]) if view else _names_in(relpath, outputs[relpath], with_coretype)
+        for kind, name in names:
             checked[kind] += 1
             if name not in allowed[kind]:
                 leaks.append(f"{relpath}: {kind} {name!r}")
@@ -542,7 +553,7 @@ def check_leaks(
 # ---------------------------------------------------------------- generate
 
 
-def _read_frames(release: Release) -> dict[str, tuple[str, bytes, Frame]]:
+def release_frames(release: Release) -> dict[str, tuple[str, bytes, Frame]]:
     """Frame name -> (relative path, bytes, model) for every ``frame/*.xml`` of the release."""
     out: dict[str, tuple[str, bytes, Frame]] = {}
     for relpath in release.list("frame"):
@@ -580,17 +591,38 @@ def view_inventory(inventory: TrainInventory, frames: Iterable[Frame]) -> tuple[
     return TrainInventory(frozenset(kept), lus, frozenset(fes), frozenset()), sorted(without_fe)
 
 
-def _parser_view(
+def release_inventory(
+    frames: Iterable[Frame], exclude_frames: Collection[int] = (), exclude_lus: Collection[int] = ()
+) -> TrainInventory:
+    """Everything the frame files name (frames, their LUs and FEs), without the frame ids
+    ``exclude_frames`` and the LU ids ``exclude_lus``: the inventory of a release-wide view."""
+    skip_frames, skip_lus = frozenset(exclude_frames), frozenset(exclude_lus)
+    kept = [frame for frame in frames if frame.id not in skip_frames]
+    return TrainInventory(
+        frozenset(frame.name for frame in kept),
+        frozenset((lu.name, frame.name) for frame in kept for lu in frame.lus if lu.id not in skip_lus),
+        frozenset((frame.name, fe.name) for frame in kept for fe in frame.fes),
+        frozenset(),
+    )
+
+
+LEXICON_FILES = ("luIndex.xml", "frameIndex.xml", "frRelation.xml", SEM_TYPES)
+"""The files of a FrameNet-layout lexicon besides ``frame/*.xml``."""
+
+
+def lexicon_view(
     release: Release,
     frames: Mapping[str, tuple[str, bytes, Frame]],
     rel_tree: etree._ElementTree,
     inventory: TrainInventory,
 ) -> tuple[dict[str, bytes], dict[str, dict[str, int] | list[str]]]:
-    """The ``fn_train/`` files (relative path -> bytes) and their kept / left-out counts.
+    """The files of a FrameNet-layout lexicon limited to ``inventory`` (path relative to the
+    lexicon's folder -> bytes: ``frame/*.xml`` and :data:`LEXICON_FILES`, the indexes when the
+    release has them) and their kept / left-out counts. ``fn_train/`` is this view of train.
 
-    ``rel_tree`` (the tree of ``frRelation.xml``) is filtered in place. A train frame none
-    of whose frame file's FEs is seen in train is left out like a frame absent from train
-    (its file, index entries, LUs and relations) and listed under ``train_frames_without_fe``.
+    ``rel_tree`` (the tree of ``frRelation.xml``) is filtered in place. A frame of ``inventory``
+    none of whose frame file's FEs it names is left out like a frame absent from it (its file,
+    index entries, LUs and relations) and listed under ``train_frames_without_fe``.
     """
     view, without_fe = view_inventory(inventory, (frame for _, _, frame in frames.values()))
     kinds = ("frames", "lus", "fes", "core_sets", "frame_relation_types", "frame_relations", "fe_relations")
@@ -605,7 +637,7 @@ def _parser_view(
             counts["core_sets"].release += len(tree.getroot().findall(NS + "FEcoreSet"))
             continue
         filter_frame_xml(tree, view, counts)
-        files[f"{FN_TRAIN}/frame/{posixpath.basename(relpath)}"] = _serialize_fn(tree)
+        files[f"frame/{posixpath.basename(relpath)}"] = _serialize_fn(tree)
     indexes = (
         ("luIndex.xml", filter_lu_index, "lu_index_entries"),
         ("frameIndex.xml", filter_frame_index, "frame_index_entries"),
@@ -615,37 +647,41 @@ def _parser_view(
             tree = parse_xml(release.read(index), f"{release.label}: {index}")
             counts[kind] = Kept()
             filter_index(tree, view, counts[kind])
-            files[f"{FN_TRAIN}/{index}"] = _serialize_fn(tree)
+            files[index] = _serialize_fn(tree)
     filter_frame_relations(
         rel_tree, view, counts["frame_relations"], counts["fe_relations"], counts["frame_relation_types"]
     )
-    files[f"{FN_TRAIN}/frRelation.xml"] = _serialize_fn(rel_tree)
+    files["frRelation.xml"] = _serialize_fn(rel_tree)
     if release.exists(SEM_TYPES):  # the release's bytes: semantic types are not train-specific
         data = release.read(SEM_TYPES)
         parse_xml(data, f"{release.label}: {SEM_TYPES}")  # refuse a malformed one
-        files[f"{FN_TRAIN}/{SEM_TYPES}"] = data
+        files[SEM_TYPES] = data
     report: dict[str, dict[str, int] | list[str]] = {k: v.as_dict() for k, v in counts.items()}
     report["train_frames_without_fe"] = without_fe
     return files, report
 
 
-def check_frame_folder(target: Path, frame_files: Iterable[str]) -> None:
-    """Refuse a ``fn_train/frame/`` folder holding files this run does not write.
+def check_read_folders(target: Path, folders: Iterable[str], files: Iterable[str]) -> None:
+    """Refuse a folder of ``folders`` (relative to ``target``) holding a file that is not one of
+    ``files`` (paths relative to ``target``: what this run writes and what the earlier run's
+    manifest lists, which the run replaces or removes).
 
-    FrameNet readers (Open-SESAME) read every file of that folder: a file left
-    by an earlier run on other train data would leak into the lexicon.
+    FrameNet readers read every file of such a folder (Open-SESAME every ``frame/*.xml``, pyfn
+    every ``fulltext/*.xml`` and ``lu/*.xml`` of a split folder): a file left by an earlier run on
+    other data would leak into what they read.
     """
-    folder = target / FN_TRAIN / "frame"
-    if not folder.is_dir():
-        return
-    keep = {posixpath.basename(p) for p in frame_files}
-    others = sorted(p.name for p in folder.iterdir() if p.name not in keep)
-    if others:
-        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
-        raise PyfnError(
-            f"{folder}: holds {len(others)} file(s) this run would not write ({shown}); FrameNet readers "
-            "read every file there, so they would leak: remove the folder or choose another target"
-        )
+    keep = set(files)
+    for folder in folders:
+        where = target / folder
+        if not where.is_dir():
+            continue
+        others = sorted(p.name for p in where.iterdir() if f"{folder}/{p.name}" not in keep)
+        if others:
+            shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+            raise PyfnError(
+                f"{where}: holds {len(others)} file(s) this run would not write ({shown}); FrameNet readers "
+                "read every file there, so they would leak: remove the folder or choose another target"
+            )
 
 
 def _write_all(target: Path, outputs: Mapping[str, bytes]) -> None:
@@ -691,7 +727,7 @@ def generate(
     known = relation_types(rel_tree)
     all_rels = read_frame_relations(rel_data, "frRelation.xml")
     chosen = select_relations(all_rels, types, known)
-    frames = _read_frames(release)
+    frames = release_frames(release)
     core_types: dict[FE, str] = {}
     for _, _, frame in frames.values():
         for fe in frame.fes:
@@ -717,11 +753,12 @@ def generate(
         release_table = release_lu_frames((f for _, _, f in frames.values()), exclude_frames, exclude_lus)
         release_side[RELEASE_LU_FRAMES] = table_lines(release_table, "\t", RELEASE_LU_FRAMES)
         release_record = release_lexicon_record(release_table, inventory, exclude_frames, exclude_lus)
-    view, view_counts = _parser_view(release, frames, parse_xml(rel_data, rel_where), inventory)
+    view_files, view_counts = lexicon_view(release, frames, parse_xml(rel_data, rel_where), inventory)
+    view = {f"{FN_TRAIN}/{name}": data for name, data in view_files.items()}
     parser_side = {name: "".join(f"{line}\n" for line in lines).encode("utf-8") for name, lines in text_files.items()}
     parser_side.update(view)
     leak = check_leaks(parser_side, inventory, with_coretype=with_coretype)
-    check_frame_folder(target, (p for p in view if p.startswith(f"{FN_TRAIN}/frame/")))
+    check_read_folders(target, [f"{FN_TRAIN}/frame"], view)
 
     for name, lines in {**text_files, **release_side}.items():
         write_lines(target / name, lines)

@@ -31,6 +31,11 @@ UNITS: dict[str, str] = {
     "lu_not_in_frame": SETS,
     "fe_not_in_frame": SETS,
     "empty_split": FILES,  # a split file left unwritten
+    "frame_not_in_lexicon": SETS,  # fnxml
+    "lu_not_in_lexicon": SETS,
+    "unannotated_exemplar": SETS,
+    "duplicate_label": LABELS,
+    "no_pos_layer": SENTENCES,
     # removals of the split builder (the ledger) and problems of the FrameNet reader
     "duplicate": SETS,
     "malformed_file": FILES,

@@ -19,8 +19,16 @@ absent, failed in CI):
   ``.dir`` and ``.manifest``;
 - ``xp_001_run``: ``scripts/xp_001.sh`` run once (its folder and process; its data are FN 1.5
   converted with spaCy preprocessing);
+- ``fn15_fnxml``: FN 1.5 converted once as ``pyfn convert --to jsonl fnxml
+  --with-exemplars --exclude-frames 398`` (every split): ``.dir`` (``{split}.jsonl``
+  and the FrameNet-layout folders ``{split}/``) and ``.manifest``;
+- ``fn15_schemas``: the release's ``schema/*.xsd``, by the root element each
+  declares (:func:`schema_failures` validates documents with them);
 - ``fn17`` and ``fn17_train``: the FN 1.7 copy (one test document missing) and
   its train split converted with ``--allow-incomplete`` (``.dir``, ``.manifest``).
+
+:func:`framenet_reader` opens a FrameNet-layout folder with NLTK's
+``FramenetCorpusReader``.
 
 The shared folders are read-only for tests: copy one (``shutil.copytree``)
 before changing anything in it. At the end of the session every file is
@@ -36,7 +44,8 @@ import signal
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -179,6 +188,61 @@ def fn15_lexicon(fn15, tmp_path_factory):
     lexicon.check_unchanged()
 
 
+@pytest.fixture(scope="session")
+def fn15_fnxml(fn15, tmp_path_factory):
+    """FN 1.5, standard split, frame 398 excluded, every split with exemplars, as JSONL and FrameNet-layout
+    folders (``pyfn convert --to jsonl fnxml --with-exemplars --exclude-frames 398``), converted once."""
+    from pyfn.splits.builder import BuildOptions  # noqa: PLC0415
+
+    yield from _shared_conversion(tmp_path_factory, "fn15_fnxml", fn15, to=["jsonl", "fnxml"],
+                                  options=BuildOptions(with_exemplars=True, exclude_frames=FN15_EXCLUDED))
+
+
+XSD = "{http://www.w3.org/2001/XMLSchema}"
+
+
+@pytest.fixture(scope="session")
+def fn15_schemas(fn15_release, tmp_path_factory):
+    """The release's ``schema/*.xsd`` (lxml ``XMLSchema``), by the root element each declares (``{namespace}name``)."""
+    from lxml import etree  # noqa: PLC0415
+
+    folder = tmp_path_factory.mktemp("fn15_schema")
+    for relpath in fn15_release.list("schema", ".xsd"):
+        (folder / relpath.rsplit("/", 1)[-1]).write_bytes(fn15_release.read(relpath))
+    schemas = {}
+    for path in sorted(folder.glob("*.xsd")):
+        root = etree.parse(str(path)).getroot()
+        for element in root.findall(XSD + "element"):  # the global elements: roots of documents
+            schemas[f"{{{root.get('targetNamespace')}}}{element.get('name')}"] = path
+    return {tag: etree.XMLSchema(etree.parse(str(path))) for tag, path in schemas.items()}
+
+
+def schema_failures(schemas: Mapping[str, object], documents: Iterable[tuple[str, bytes]]) -> dict[str, str]:
+    """``{name: first error}`` of the documents that their root element's schema refuses."""
+    from lxml import etree  # noqa: PLC0415
+
+    failures = {}
+    for name, data in documents:
+        doc = etree.ElementTree(etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True)))
+        schema = schemas[doc.getroot().tag]
+        if not schema.validate(doc):
+            failures[name] = str(schema.error_log.last_error)
+    return failures
+
+
+@contextmanager
+def framenet_reader(folder: Path) -> Iterator[object]:
+    """NLTK's ``FramenetCorpusReader`` over ``folder`` (NLTK >= 3.10 reads only roots ``nltk.data.path``
+    lists: the folder is added while the reader is in use). A fresh reader caches what it reads."""
+    import nltk  # noqa: PLC0415
+    from nltk.corpus.reader.framenet import FramenetCorpusReader  # noqa: PLC0415
+
+    root = str(Path(folder).resolve())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nltk.data, "path", [*nltk.data.path, root])
+        yield FramenetCorpusReader(root, [])
+
+
 def run_shipped_experiment(number: str, root: Path) -> subprocess.CompletedProcess:
     """Run ``scripts/xp_NNN.sh`` in ``root``, a copy of the repository layout (the script and the
     experiment's recipe and manifest), as from a fresh clone (its own preprocessing cache)."""
@@ -249,7 +313,7 @@ def make_set(
 
 def fulltext_xml(sentences: list[dict], corpus: str = "C", doc: str = "D") -> bytes:
     """A FrameNet fulltext document. Each sentence dict: id, text, sets=[{id, lu, frame,
-    frame_id, target=[(s,e)], fes=[(name,s,e)], status}]."""
+    frame_id, target=[(s,e)], fes=[(name,s,e)], status}] and optionally pos=[(tag,s,e)] (a PENN layer)."""
     out = [
         '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>',
         f'<fullTextAnnotation xmlns="{NS}">',
@@ -258,6 +322,10 @@ def fulltext_xml(sentences: list[dict], corpus: str = "C", doc: str = "D") -> by
     for sent in sentences:
         out.append(f'<sentence ID="{sent["id"]}" docID="2" corpID="1" sentNo="1" paragNo="1" aPos="0">')
         out.append(f"<text>{sent['text']}</text>")
+        if "pos" in sent:
+            out.append('<annotationSet status="UNANN" ID="1"><layer rank="1" name="PENN">')
+            out += [f'<label start="{s}" end="{e}" name="{tag}"/>' for tag, s, e in sent["pos"]]
+            out.append("</layer></annotationSet>")
         for aset in sent.get("sets", []):
             out.append(
                 f'<annotationSet ID="{aset["id"]}" status="{aset.get("status", "MANUAL")}" '
@@ -371,9 +439,11 @@ costly fixtures are session-scoped, so a worker never builds one twice). The tes
 module run in one worker, one after another, so that its module-scoped fixtures are built once."""
 
 HEAVY_FIRST = (
+    "tests/test_fnxml_nltk_fn15.py",
     "xp_001",
-    "tests/test_fn15.py::test_published_fulltext_plus_exemplar_counts",
     "tests/test_lexicon_fn15.py",
+    "tests/test_fnxml_fn15.py",
+    "tests/test_fn15.py::test_published_fulltext_plus_exemplar_counts",
     "tests/test_fn15.py::test_random_split_same_guarantees",
     "tests/test_reliability.py::test_same_bytes_across_hash_seeds_jobs_and_zip_or_directory",
     "tests/xp/test_shipped.py::test_xp_000_script_runs_and_verifies",

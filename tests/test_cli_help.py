@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from pyfn.cli import FROM_FORMATS, TO_FORMATS, build_parser, subparsers
-from pyfn.formats.registry import READERS, WRITERS
+from pyfn.formats.registry import READERS, RELEASE_FORMATS, WRITERS
 
 COMMANDS = ["convert", "generate", "preprocess", "score", "compare", "compare-runs", "check-release", "xp",
             "verify", "baseline", "open-sesame"]
@@ -48,18 +48,17 @@ def test_help_of_every_command(command):
 
 def test_convert_offers_only_the_formats_it_converts():
     assert FROM_FORMATS == ["fnxml", *READERS] and "conllx" not in FROM_FORMATS and "conllu" not in FROM_FORMATS
-    assert TO_FORMATS == list(WRITERS) and "fnxml" not in TO_FORMATS
+    assert TO_FORMATS == [*WRITERS, *RELEASE_FORMATS] and TO_FORMATS[-1] == "fnxml"
     out = run("convert", "--help").stdout
     assert "input format: fnxml, jsonl, semafor, bios, semeval, parquet (default: fnxml)" in " ".join(out.split())
-    assert "output format(s): jsonl, semafor, bios, conllx, conllu, semeval, parquet (default: jsonl)" in " ".join(out.split())
+    assert "output format(s): jsonl, semafor, bios, conllx, conllu, semeval, parquet, fnxml (default: jsonl)" in " ".join(
+        out.split())
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["convert", "--target", "o", "--to", "foo"], "pyfn convert: error: argument --to: invalid choice: 'foo'"),
-        (["convert", "--target", "o", "--to", "fnxml"],
-         "pyfn convert: error: argument --to: cannot convert to 'fnxml': pyfn does not write FrameNet XML"),
         (["convert", "--target", "o", "--from", "conllx"],
          "pyfn convert: error: argument --from: cannot convert from conllx: CoNLL-X files carry tokens"),
         (["convert", "--target", "o", "--bogus"], "pyfn convert: error: unrecognized arguments: --bogus"),

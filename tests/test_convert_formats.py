@@ -85,7 +85,7 @@ def test_predictions_take_gold_target_segmentation(tmp_path):
     "args, message",
     [
         (["--from", "conllu", "--to", "bios"], "cannot convert from conllu: CoNLL-U files carry tokens"),
-        (["--from", "jsonl", "--to", "fnxml"], "cannot convert to 'fnxml': pyfn does not write FrameNet XML"),
+        (["--from", "jsonl", "--to", "fnxml"], "cannot convert from jsonl to fnxml: a FrameNet-layout folder takes"),
         (["--from", "semafor", "--to", "jsonl"], "--from semafor needs --source DIR"),
     ],
 )

@@ -54,12 +54,13 @@ def test_ledger_and_duplicates(ft):
     assert lines == 4148
 
 
-def test_published_fulltext_plus_exemplar_counts(fn15, tmp_path):
-    manifest = convert(fn15, tmp_path, options=BuildOptions(splits=("train",), with_exemplars=True, exclude_frames=EXCL))
+def test_published_fulltext_plus_exemplar_counts(fn15_fnxml):
+    """FT+EX train (``fn15_fnxml``: ``--with-exemplars --exclude-frames 398``, every split)."""
+    manifest = fn15_fnxml.manifest
     assert manifest["splits"]["train"] == {"sentences": 150426, "annotation_sets": 170889}
     assert manifest["release"]["files_read"] == 78 - 23 - 8 + 31 + 11829
     # the published ids of FT+EX train (resources/splits/fn1.5/ids-with-exemplars/) are this build's
-    sets = [_IdView(json.loads(line)) for line in (tmp_path / "train.jsonl").open(encoding="utf-8")]
+    sets = [_IdView(json.loads(line)) for line in (fn15_fnxml.dir / "train.jsonl").open(encoding="utf-8")]
     record, files = ids_record({"train": sets}, manifest["signature"])
     shipped = resource_path("splits") / "fn1.5" / "ids-with-exemplars"
     assert record == json.loads((shipped / IDS_RECORD).read_text(encoding="utf-8"))

@@ -4,6 +4,7 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 
 import pytest
+from conftest import framenet_reader, schema_failures
 from lxml import etree
 
 from pyfn.formats import jsonl
@@ -142,46 +143,18 @@ def test_release_lexicon_is_what_open_sesame_reads(fn15_release, fn15_frames, fn
 
 # ---------------------------------------------------------------- fn_train/ against FrameNet's schemas and NLTK
 
-XSD = "{http://www.w3.org/2001/XMLSchema}"
-
-
-@pytest.fixture(scope="module")
-def release_schemas(fn15_release, tmp_path_factory):
-    """The release's ``schema/*.xsd``, by the root element each declares (``{namespace}name``)."""
-    folder = tmp_path_factory.mktemp("fn15_schema")
-    for relpath in fn15_release.list("schema", ".xsd"):
-        (folder / relpath.rsplit("/", 1)[-1]).write_bytes(fn15_release.read(relpath))
-    schemas = {}
-    for path in sorted(folder.glob("*.xsd")):
-        root = etree.parse(str(path)).getroot()
-        for element in root.findall(XSD + "element"):  # the global elements: roots of documents
-            schemas[f"{{{root.get('targetNamespace')}}}{element.get('name')}"] = path
-    return {tag: etree.XMLSchema(etree.parse(str(path))) for tag, path in schemas.items()}
-
-
-def _invalid(schemas, documents):
-    """``{name: first error}`` of the documents that their root element's schema refuses."""
-    failures = {}
-    for name, data in documents:
-        doc = etree.ElementTree(etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True)))
-        schema = schemas[doc.getroot().tag]
-        if not schema.validate(doc):
-            failures[name] = str(schema.error_log.last_error)
-    return failures
-
-
-def test_fn_train_is_valid_against_the_release_schemas(lexicon, release_schemas, fn15_release):
+def test_fn_train_is_valid_against_the_release_schemas(lexicon, fn15_schemas, fn15_release):
     """Every file of fn_train/ validates against the release's XSD for its root element (frame.xsd,
     luIndex.xsd, frameIndex.xsd, frameRelations.xsd, semTypes.xsd), as the release's own files do."""
     target, _, _ = lexicon
     files = sorted((target / "fn_train").rglob("*.xml"))
     roots = Counter(etree.QName(etree.parse(str(p)).getroot()).localname for p in files)
     assert roots == {"frame": 658, "luIndex": 1, "frameIndex": 1, "frameRelations": 1, "semTypes": 1}
-    assert _invalid(release_schemas, [(str(p.relative_to(target)), p.read_bytes()) for p in files]) == {}
+    assert schema_failures(fn15_schemas, [(str(p.relative_to(target)), p.read_bytes()) for p in files]) == {}
     # the schemas chosen so are the release's own: its files of the same roots pass them too
     release_files = ["luIndex.xml", "frameIndex.xml", "frRelation.xml", "semTypes.xml", "frame/Agriculture.xml",
                      "frame/Growing_food.xml"]
-    assert _invalid(release_schemas, [(name, fn15_release.read(name)) for name in release_files]) == {}
+    assert schema_failures(fn15_schemas, [(name, fn15_release.read(name)) for name in release_files]) == {}
 
 
 def test_core_sets_of_fn_train_have_two_members_seen_in_train(lexicon):
@@ -201,14 +174,10 @@ def test_core_sets_of_fn_train_have_two_members_seen_in_train(lexicon):
 
 
 @pytest.fixture
-def nltk_fn(lexicon, monkeypatch):
+def nltk_fn(lexicon):
     """A fresh NLTK ``FramenetCorpusReader`` over fn_train/ (it caches what it read: one per test)."""
-    import nltk  # noqa: PLC0415
-    from nltk.corpus.reader.framenet import FramenetCorpusReader  # noqa: PLC0415
-
-    root = (lexicon[0] / "fn_train").resolve()
-    monkeypatch.setattr(nltk.data, "path", [*nltk.data.path, str(root)])  # NLTK >= 3.10 reads allowed roots only
-    return FramenetCorpusReader(str(root), [])
+    with framenet_reader(lexicon[0] / "fn_train") as reader:
+        yield reader
 
 
 def test_nltk_opens_every_frame_and_core_set_of_fn_train(nltk_fn, lexicon):

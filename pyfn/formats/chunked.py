@@ -97,11 +97,11 @@ def plan(n_lines: int, starts: Sequence[int], size: int) -> list[tuple[int, int,
 _WORKER: dict = {}
 
 
-def _init_worker(target: Path, tos: tuple[str, ...], formats: FormatOptions) -> None:
+def _init_worker(target: Path, tos: tuple[str, ...], formats: FormatOptions, several: bool) -> None:
     # The sets and what the writers make hold no reference cycles: the cyclic collector would
     # only scan the live objects again and again (a third of the time of writing).
     gc.disable()
-    _WORKER.update(target=target, tos=tos, formats=formats)
+    _WORKER.update(target=target, tos=tos, formats=formats, several=several)
 
 
 def _write_chunk(chunk: _Chunk) -> _Done:
@@ -120,7 +120,7 @@ def _write_chunk(chunk: _Chunk) -> _Done:
     except PyfnError as exc:  # name the final file, not the scratch one
         raise PyfnError(str(exc).replace(str(folder), str(target)), exit_code=exc.exit_code) from None
     names = [p.name for p in [*paths, *written]]
-    return _Done(chunk.split, chunk.index, folder, names, loss_counts(losses, several=len(tos) > 1), view.table)
+    return _Done(chunk.split, chunk.index, folder, names, loss_counts(losses, several=_WORKER["several"]), view.table)
 
 
 class _Appender:
@@ -158,12 +158,15 @@ def write_splits(
     jobs: int = 0,
     chunk_sets: int = CHUNK_SETS,
     progress: Callable = lambda items, total: items,
+    several: bool | None = None,
 ) -> Written:
     """Write every split in every format of ``tos`` into ``target``; the lines of
     each split are released as they are sent to a worker (``jobs`` processes,
-    0: one per core). Losses are prefixed by format when there are several."""
+    0: one per core). Losses are prefixed by format when there are several (``several``:
+    when the run writes other formats too; default: when ``tos`` has more than one)."""
     target = Path(target)
     tos = tuple(tos)
+    several = len(tos) > 1 if several is None else several
     splits = list(splits)
     plans = {
         s.name: plan(len(s.lines), s.starts, chunk_sets if all(cuttable(to, s.name) for to in tos) else len(s.lines) or 1)
@@ -187,10 +190,10 @@ def write_splits(
         with ExitStack() as stack:
             appender = _Appender(target, stack)
             if jobs == 1:
-                _init_worker(target, tos, formats)
+                _init_worker(target, tos, formats, several)
                 done: Iterable[_Done] = map(_write_chunk, chunks())
             else:
-                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats)))
+                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats, several)))
                 done = pool.imap(_write_chunk, chunks())
             for result in progress(done, total):
                 for name in result.names:

@@ -3,7 +3,8 @@
 A writer takes ``(directory, split, sets, options, losses)`` and returns the
 paths it wrote (:func:`write_split` runs several on one split); a reader takes
 ``(directory, split, options, log)`` and yields annotation sets. ``pyfn
-convert`` only looks formats up here.
+convert`` only looks formats up here; the formats of :data:`RELEASE_FORMATS`
+(FrameNet XML folders, made with the release's lexicon) it writes itself.
 """
 
 from __future__ import annotations
@@ -160,6 +161,11 @@ WRITERS: dict[str, Writer] = {
     "semeval": _write_semeval,
     "parquet": _write_parquet,
 }
+
+
+RELEASE_FORMATS = ("fnxml",)
+"""Formats written from a FrameNet release as a whole, one folder per split whose lexicon comes from the
+release (:mod:`pyfn.formats.fnxml`): :mod:`pyfn.convert` writes them, not :func:`write_split`."""
 
 
 SENTENCE_FORMATS = frozenset({"semafor", "bios", "conllx", "conllu"})

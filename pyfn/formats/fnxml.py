@@ -1,0 +1,478 @@
+"""FrameNet XML out (``--to fnxml``): each split as a FrameNet-layout corpus folder, and such a folder read back.
+
+``TARGET/{split}/`` is what a FrameNet release would be if it held that split alone:
+
+- ``fulltext/CORPUS__DOC.xml`` (``fullText.xsd``): the split's full-text documents, each sentence
+  with its ``PENN`` POS annotation set first (status ``UNANN``) then its kept annotation sets, with
+  FrameNet's ids; ``fulltextIndex.xml``: the release's index limited to these documents (NLTK
+  derives a document's file name from its corpus name and its document name or description);
+- ``lu/lu{ID}.xml`` (``lexUnit.xsd``, train only): one file for every LU of ``frame/`` (NLTK's
+  ``exemplars()`` opens the file of every LU of every frame), its head (lexeme, definition,
+  semantic types, the frame's FEs as the header's legend) taken from the folder's own frame file,
+  and the split's exemplar sets of that LU, if any, in one ``subCorpus``;
+- the lexicon: ``frame/*.xml``, ``frameIndex.xml``, ``luIndex.xml``, ``frRelation.xml`` and
+  ``semTypes.xml`` (:func:`pyfn.lexicon.lexicon_view`), with the release's ``schema/*.xsd``. Train's is
+  train-limited exactly as ``pyfn generate``'s ``fn_train/`` (leak-checked); dev's and test's is the
+  release's, without the excluded frames and LUs (evaluation folders: a parser's lexicon comes from
+  ``train/`` only), and they have no ``lu/`` (they hold no exemplars);
+- ``README.txt`` and :data:`MARKER`, which makes :func:`split_marker` recognise the folder, so that
+  ``pyfn convert --from fnxml --source TARGET/{split}`` reads it as exactly that split.
+
+What a reader of FrameNet-layout corpora (NLTK's ``FramenetCorpusReader``) cannot take is counted
+as a loss (:data:`LOSSES`), never written silently. Every file is a function of its own sets only:
+files are written in parallel, byte-identical whatever the number of processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lxml import etree
+
+from pyfn import __version__
+from pyfn.errors import ProblemLog, PyfnError
+from pyfn.fileio import atomic_writer, synced_once
+from pyfn.formats import jsonl
+from pyfn.formats.base import Losses
+from pyfn.framenet.annotations import read_annotations
+from pyfn.framenet.release import Release
+from pyfn.framenet.xml import FN_NS, NS
+from pyfn.lexicon import TrainInventory, check_leaks, lexicon_view, parse_xml, release_frames, release_inventory
+from pyfn.model import AnnotationSet, Frame, Label, PosTag, Sentence
+from pyfn.workers import job_count, process_pool
+
+MARKER = "pyfn-split.json"
+"""The file that makes a folder a pyfn split folder (:func:`split_marker`)."""
+README = "README.txt"
+NEEDED = ("fulltextIndex.xml", "frameIndex.xml", "luIndex.xml", "frRelation.xml", "semTypes.xml")
+"""The release files a FrameNet-layout corpus folder is made from (besides ``frame/``)."""
+READ_FOLDERS = ("fulltext", "lu", "frame")
+"""Folders whose every file readers take (pyfn's split-folder reader, Open-SESAME's frames)."""
+SUBCORPUS = "pyfn"
+"""The name of the one ``subCorpus`` of an LU file (the release's subcorpus names are not kept)."""
+LOSSES = {
+    "frame_not_in_lexicon": "a set whose frame (ID and name) has no frame file in the folder's lexicon is left out "
+                            "(NLTK looks every set's frame up)",
+    "lu_not_in_lexicon": "an exemplar set whose LU the folder's frame files do not list (no LU file head), or a "
+                         "full-text set without an LU ID (NLTK looks it up), is left out",
+    "unannotated_exemplar": "an exemplar sentence whose every set has status UNANN is left out (NLTK's "
+                            "annotations() takes a set of another status as the sentence's frame annotation)",
+    "duplicate_label": "a label repeated in its layer (same name and span) is written once (NLTK's reader "
+                       "refuses a layer holding a span twice)",
+    "no_pos_layer": "a full-text sentence without POS layer gets an empty PENN layer (NLTK reads the POS tags "
+                    "of every full-text sentence from its first annotation set)",
+}
+"""What a FrameNet-layout folder read by NLTK cannot hold, by loss reason (recorded in the manifest)."""
+_UNANN = "UNANN"
+
+
+def check_release(release: Release) -> None:
+    """Refuse, before any work, a release lacking what a FrameNet-layout folder is made from."""
+    missing = [name for name in NEEDED if not release.exists(name)]
+    if not release.list("frame"):
+        missing.append("frame/*.xml")
+    if missing:
+        sample = " (the bundled sample has no index files)" if release.version.endswith("-sample") else ""
+        raise PyfnError(f"{release.label}: --to fnxml needs the release's {', '.join(missing)}, which it lacks{sample}")
+
+
+# ---------------------------------------------------------------- lexicon
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """A split folder's lexicon: its files, the frames they define and the head of each LU file."""
+
+    kind: str
+    """``train`` (limited to the split's sets) or ``release`` (the release's, minus exclusions)."""
+    files: Mapping[str, bytes]
+    """Path relative to the split folder -> bytes: ``frame/*.xml``, the indexes, ``schema/*.xsd``..."""
+    frames: Mapping[str, int]
+    """Name -> ID of every frame with a frame file."""
+    lu_heads: Mapping[int, bytes]
+    """LU ID -> its ``lexUnit`` element without sentences (every LU of ``frame/``; none for ``release``)."""
+    report: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _lu_head(frame: etree._Element, lexunit: etree._Element) -> bytes:
+    """An LU file's ``lexUnit`` element made from its frame file: attributes, the frame's FEs as the
+    header's legend, definition, lexemes and semantic types."""
+    attrs = {key: value for key in ("status", "POS", "name", "ID", "incorporatedFE")
+             if (value := lexunit.get(key)) is not None}
+    head = etree.Element(NS + "lexUnit", {**attrs, "frame": frame.get("name", ""), "frameID": frame.get("ID", "")},
+                         nsmap={None: FN_NS})
+    header = etree.SubElement(head, NS + "header")
+    fes = frame.findall(NS + "FE")
+    if fes:
+        legend = etree.SubElement(header, NS + "frame")
+        for fe in fes:
+            keys = (("name", "name"), ("abbrev", "abbrev"), ("type", "coreType"), ("bgColor", "bgColor"),
+                    ("fgColor", "fgColor"))
+            etree.SubElement(legend, NS + "FE", {key: fe.get(src) for key, src in keys if fe.get(src) is not None})
+    children = [child for child in lexunit if child.tag in (NS + "definition", NS + "lexeme", NS + "semType")]
+    if not any(child.tag == NS + "definition" for child in children):
+        etree.SubElement(head, NS + "definition")
+    for child in children:
+        copy = etree.SubElement(head, child.tag, dict(child.attrib))
+        copy.text = child.text
+    return etree.tostring(head)
+
+
+def _lexicon(release: Release, kind: str, files: dict[str, bytes], frames: Mapping[str, tuple[str, bytes, Frame]],
+             report: dict[str, Any]) -> Lexicon:
+    defined = {frame.name: frame.id for relpath, _, frame in frames.values()
+               if f"frame/{posixpath.basename(relpath)}" in files}
+    heads: dict[int, bytes] = {}
+    if kind == "train":
+        for name, data in files.items():
+            if name.startswith("frame/"):
+                root = parse_xml(data, name).getroot()
+                for lexunit in root.iterfind(NS + "lexUnit"):
+                    heads[int(lexunit.get("ID", ""))] = _lu_head(root, lexunit)
+    for relpath in release.list("schema", ".xsd"):
+        files[relpath] = release.read(relpath)
+    return Lexicon(kind, files, defined, heads, {"lexicon": kind, **report})
+
+
+def train_lexicon(release: Release, frames: Mapping[str, tuple[str, bytes, Frame]],
+                  sets: Iterable[AnnotationSet]) -> Lexicon:
+    """The train folder's lexicon: ``fn_train/`` of ``pyfn generate`` for the same sets, leak-checked."""
+    inventory = TrainInventory.of(sets)
+    files, report = lexicon_view(release, frames, parse_xml(release.read("frRelation.xml"), "frRelation.xml"),
+                                 inventory)
+    check_leaks(files, inventory, view=True)
+    return _lexicon(release, "train", files, frames, dict(report))
+
+
+def release_lexicon(release: Release, frames: Mapping[str, tuple[str, bytes, Frame]],
+                    exclude_frames: Iterable[int], exclude_lus: Iterable[int]) -> Lexicon:
+    """An evaluation folder's lexicon: the release's, without the excluded frames and LUs."""
+    inventory = release_inventory((frame for _, _, frame in frames.values()), set(exclude_frames), set(exclude_lus))
+    files, report = lexicon_view(release, frames, parse_xml(release.read("frRelation.xml"), "frRelation.xml"),
+                                 inventory)
+    return _lexicon(release, "release", files, frames, dict(report))
+
+
+# ---------------------------------------------------------------- annotation files
+
+
+def _attrs(pairs: Iterable[tuple[str, int | str | None]]) -> dict[str, str]:
+    return {key: str(value) for key, value in pairs if value is not None}
+
+
+_LABEL = NS + "label"
+
+
+def _new(seen: set[tuple[str, int, int]], name: str, start: int | None, end: int | None, losses: Losses) -> bool:
+    """False for an overt label already written in its layer (counted), else True."""
+    if start is None or end is None:
+        return True
+    if (name, start, end) in seen:
+        losses.add("duplicate_label")
+        return False
+    seen.add((name, start, end))
+    return True
+
+
+def _labels(layer: etree._Element, labels: Iterable[Label], losses: Losses) -> None:
+    seen: set[tuple[str, int, int]] = set()
+    for label in labels:
+        if _new(seen, label.name, label.start, label.end, losses):
+            attrib = {"name": label.name}
+            if label.start is not None:
+                attrib["start"] = str(label.start)
+            if label.end is not None:
+                attrib["end"] = str(label.end)
+            if label.itype is not None:
+                attrib["itype"] = label.itype
+            if label.fe_id is not None:
+                attrib["feID"] = str(label.fe_id)
+            etree.SubElement(layer, _LABEL, attrib)
+
+
+def _pos_labels(layer: etree._Element, tags: Iterable[PosTag], losses: Losses) -> None:
+    seen: set[tuple[str, int, int]] = set()
+    for name, start, end in tags:
+        if _new(seen, name, start, end, losses):
+            etree.SubElement(layer, _LABEL, _attrs((("name", name), ("start", start), ("end", end))))
+
+
+def _sentence(sentence: Sentence, sets: Sequence[AnnotationSet], fulltext: bool, losses: Losses) -> etree._Element:
+    """A ``sentence`` element: text, the POS set (when there is a POS layer; always in full text), the sets."""
+    elem = etree.Element(NS + "sentence", _attrs((
+        ("corpID", sentence.corpus_id), ("docID", sentence.doc_id), ("sentNo", sentence.sent_no),
+        ("paragNo", sentence.parag_no), ("aPos", sentence.apos), ("ID", sentence.id),
+    )))
+    etree.SubElement(elem, NS + "text").text = sentence.text
+    if sentence.pos_layer is not None or fulltext:
+        if sentence.pos_layer is None:
+            losses.add("no_pos_layer")
+        pos = etree.SubElement(etree.SubElement(elem, NS + "annotationSet", status=_UNANN), NS + "layer",
+                               rank="1", name=sentence.pos_layer or "PENN")
+        _pos_labels(pos, sentence.pos, losses)
+    for aset in sets:
+        ids = (("luID", aset.lu_id), ("luName", aset.lu_name), ("frameID", aset.frame_id),
+               ("frameName", aset.frame_name)) if fulltext else ()
+        attrs = _attrs((*ids, ("status", aset.status), ("ID", aset.id)))
+        set_elem = etree.SubElement(elem, NS + "annotationSet", attrs)
+        for layer in aset.layers:
+            _labels(etree.SubElement(set_elem, NS + "layer", rank=str(layer.rank), name=layer.name), layer.labels,
+                    losses)
+    return elem
+
+
+def _by_sentence(sets: Iterable[AnnotationSet]) -> list[tuple[Sentence, list[AnnotationSet]]]:
+    """Sets grouped by sentence ID, sentences in document order (paragraph, sentence number, ID), sets by ID."""
+    groups: dict[int, list[AnnotationSet]] = {}
+    for aset in sets:
+        groups.setdefault(aset.sentence.id, []).append(aset)
+
+    def place(item: tuple[int, list[AnnotationSet]]) -> tuple[int, int, int]:
+        s = item[1][0].sentence
+        return (-1 if s.parag_no is None else s.parag_no, -1 if s.sent_no is None else s.sent_no, s.id)
+
+    return [(group[0].sentence, sorted(group, key=lambda a: a.id)) for _, group in sorted(groups.items(), key=place)]
+
+
+def _serialize(root: etree._Element) -> bytes:
+    etree.indent(root, space="    ")
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True) + b"\n"
+
+
+def fulltext_file(header: bytes, sets: Sequence[AnnotationSet], losses: Losses) -> bytes:
+    """A ``fulltext/*.xml`` document: ``header`` (its corpus and document) and the sentences of ``sets``."""
+    root = etree.Element(NS + "fullTextAnnotation", nsmap={None: FN_NS})
+    root.append(etree.fromstring(header))
+    for sentence, group in _by_sentence(sets):
+        root.append(_sentence(sentence, group, True, losses))
+    return _serialize(root)
+
+
+def lu_file(head: bytes, sets: Sequence[AnnotationSet], losses: Losses) -> bytes:
+    """An ``lu/lu{ID}.xml`` file: its ``head`` and, when there are ``sets``, one ``subCorpus`` of their sentences."""
+    root = etree.fromstring(head)
+    if sets:
+        corpus = etree.SubElement(root, NS + "subCorpus", name=SUBCORPUS)
+        for sentence, group in _by_sentence(sets):
+            corpus.append(_sentence(sentence, group, False, losses))
+    return _serialize(root)
+
+
+# ---------------------------------------------------------------- a split folder
+
+
+def _fulltext_index(release: Release, documents: Iterable[str]) -> tuple[bytes, dict[str, bytes]]:
+    """The release's ``fulltextIndex.xml`` limited to ``documents`` (file names), and the header of each."""
+    wanted = set(documents)
+    tree = parse_xml(release.read("fulltextIndex.xml"), f"{release.label}: fulltextIndex.xml")
+    headers: dict[str, bytes] = {}
+    for corpus in tree.getroot().findall(NS + "corpus"):
+        for document in corpus.findall(NS + "document"):
+            name = f"{corpus.get('name')}__{document.get('name') or document.get('description')}.xml"
+            if name not in wanted:
+                corpus.remove(document)
+                continue
+            header = etree.Element(NS + "header", nsmap={None: FN_NS})
+            etree.SubElement(etree.SubElement(header, NS + "corpus", dict(corpus.attrib)), NS + "document",
+                             dict(document.attrib))
+            headers[name] = etree.tostring(header)
+        if corpus.find(NS + "document") is None:
+            tree.getroot().remove(corpus)
+    missing = sorted(wanted - headers.keys())
+    if missing:
+        raise PyfnError(f"{release.label}: fulltextIndex.xml names no corpus and document whose file is "
+                        f"{', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}: FrameNet readers would "
+                        "not find it")
+    root = tree.getroot()
+    return _serialize(root), headers
+
+
+def _plan(sets: Iterable[AnnotationSet], lexicon: Lexicon, losses: Losses
+          ) -> tuple[dict[str, list[AnnotationSet]], dict[int, list[AnnotationSet]]]:
+    """The sets of each full-text document and of each LU file; what the folder cannot hold is counted."""
+    documents: dict[str, list[AnnotationSet]] = {}
+    exemplars: dict[int, list[AnnotationSet]] = {}
+    for aset in sets:
+        if aset.frame_id is None or lexicon.frames.get(aset.frame_name) != aset.frame_id:
+            losses.add("frame_not_in_lexicon")
+        elif aset.source == "exemplar":
+            if aset.lu_id is not None and aset.lu_id in lexicon.lu_heads:
+                exemplars.setdefault(aset.lu_id, []).append(aset)
+            else:
+                losses.add("lu_not_in_lexicon")
+        elif aset.lu_id is None:
+            losses.add("lu_not_in_lexicon")
+        else:
+            documents.setdefault(aset.sentence.document, []).append(aset)
+    for lu_id, lu_sets in exemplars.items():
+        groups = _by_sentence(lu_sets)
+        kept = [aset for _, group in groups if any(a.status != _UNANN for a in group) for aset in group]
+        losses.add("unannotated_exemplar", len(lu_sets) - len(kept))
+        exemplars[lu_id] = kept
+    return documents, exemplars
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(folder: Path, headers: Mapping[str, bytes], documents: Mapping[str, list[AnnotationSet]],
+                 heads: Mapping[int, bytes], exemplars: Mapping[int, list[AnnotationSet]]) -> None:
+    _WORKER.update(folder=folder, headers=headers, documents=documents, heads=heads, exemplars=exemplars)
+
+
+def _write_one(task: tuple[str, str | int]) -> tuple[str, str, dict[str, int]]:
+    """Write one annotation file; ``(path relative to the folder, sha256, losses)``."""
+    kind, key = task
+    losses = Losses()
+    if kind == "fulltext":
+        assert isinstance(key, str)
+        relpath, data = f"fulltext/{key}", fulltext_file(_WORKER["headers"][key], _WORKER["documents"][key], losses)
+    else:
+        assert isinstance(key, int)
+        relpath, data = f"lu/lu{key}.xml", lu_file(_WORKER["heads"][key], _WORKER["exemplars"].get(key, []), losses)
+    with atomic_writer(_WORKER["folder"] / relpath, "wb") as handle:
+        handle.write(data)
+    return relpath, hashlib.sha256(data).hexdigest(), dict(losses.counts)
+
+
+def _readme(marker: Mapping[str, Any]) -> str:
+    lexicon = ("limited to train, as `pyfn generate` writes fn_train/ (build a parser's lexicon from here)"
+               if marker["lexicon"] == "train" else
+               "the release's, without the excluded frames and LUs (an evaluation folder: build a parser's "
+               "lexicon from train/ only); no lu/ folder: call NLTK's annotations() and sents() with "
+               "exemplars=False here")
+    return f"""pyfn split folder: FrameNet Release {marker['release']}, split {marker['pyfn_split']}
+
+The {marker['pyfn_split']} split of FrameNet Release {marker['release']} as pyfn {marker['pyfn_version']} built it
+({marker['signature']}), in FrameNet's own layout:
+{marker['annotation_sets']} annotation sets of {marker['sentences']} sentences. Lexicon: {lexicon}.
+
+Read it with NLTK:  FramenetCorpusReader("{marker['pyfn_split']}", [])
+Read it with pyfn:  pyfn convert --from fnxml --source {marker['pyfn_split']} --to jsonl --target DIR
+
+FrameNet is developed by the International Computer Science Institute,
+Berkeley, and released under the Creative Commons Attribution license
+(CC BY): https://framenet.icsi.berkeley.edu/
+"""
+
+
+def write_folder(
+    release: Release, folder: Path, split: str, sets: Sequence[AnnotationSet], lexicon: Lexicon, *,
+    signature: str, losses: Losses, jobs: int = 0,
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """Write one split folder; return ``path relative to folder -> sha256`` and its record for the manifest."""
+    documents, exemplars = _plan(sets, lexicon, losses)
+    index, headers = _fulltext_index(release, documents)
+    kept = [aset for group in (*documents.values(), *exemplars.values()) for aset in group]
+    marker = {
+        "pyfn_split": split, "pyfn_version": __version__, "release": release.version, "signature": signature,
+        "lexicon": lexicon.kind, "annotation_sets": len(kept),
+        "sentences": len({a.sentence.text.strip() for a in kept}),
+    }
+    files = {**lexicon.files, "fulltextIndex.xml": index, MARKER: (json.dumps(marker, indent=2) + "\n").encode(),
+             README: _readme(marker).encode()}
+    outputs: dict[str, str] = {}
+    for relpath, data in sorted(files.items()):
+        with atomic_writer(folder / relpath, "wb") as handle:
+            handle.write(data)
+        outputs[relpath] = hashlib.sha256(data).hexdigest()
+    tasks: list[tuple[str, str | int]] = [("fulltext", name) for name in sorted(documents)]
+    tasks += [("lu", lu_id) for lu_id in sorted(lexicon.lu_heads)]
+    state = (folder, headers, documents, lexicon.lu_heads, exemplars)
+    with _mapper(job_count(jobs, len(tasks), per_job=64), _init_worker, state) as mapped:
+        for relpath, digest, counts in mapped(_write_one, tasks):
+            outputs[relpath] = digest
+            for reason, n in counts.items():
+                losses.add(reason, n)
+    record = {**lexicon.report, "annotation_sets": len(kept), "sentences": marker["sentences"],
+              "fulltext_documents": len(documents), "lu_files": len(lexicon.lu_heads),
+              "lu_files_with_exemplars": sum(1 for group in exemplars.values() if group)}
+    return dict(sorted(outputs.items())), record
+
+
+@contextmanager
+def _mapper(jobs: int, initializer: Callable[..., None], initargs: tuple) -> Iterator[Callable[..., Iterator]]:
+    """``map`` in ``jobs`` worker processes (set up by ``initializer(*initargs)``), in order; in this one for 1."""
+    if jobs == 1:
+        initializer(*initargs)
+        yield lambda func, items: map(func, items)
+        return
+    with process_pool(jobs, initializer, initargs) as pool:
+        yield lambda func, items: pool.imap(func, items, chunksize=16)
+
+
+def write_folders(
+    release: Release, target: Path, splits: Mapping[str, Sequence[str]], *, exclude_frames: Iterable[int],
+    exclude_lus: Iterable[int], signature: str, jobs: int = 0,
+) -> tuple[dict[str, str], dict[str, Losses], dict[str, Any]]:
+    """Write ``TARGET/{split}/`` for every split (its JSON lines, in output order); return the files
+    written (path relative to ``target`` -> sha256), the losses of each split and the manifest's record
+    (:data:`LOSSES` and what each split folder holds)."""
+    frames = release_frames(release)
+    outputs: dict[str, str] = {}
+    losses: dict[str, Losses] = {}
+    records: dict[str, Any] = {}
+    evaluation: Lexicon | None = None
+    with synced_once():
+        for split, lines in splits.items():
+            sets = [jsonl.loads(line) for line in lines]
+            if split == "train":
+                lexicon = train_lexicon(release, frames, sets)
+            else:
+                evaluation = evaluation or release_lexicon(release, frames, exclude_frames, exclude_lus)
+                lexicon = evaluation
+            losses[split] = Losses()
+            written, records[split] = write_folder(release, target / split, split, sets, lexicon,
+                                                   signature=signature, losses=losses[split], jobs=jobs)
+            outputs.update((f"{split}/{relpath}", digest) for relpath, digest in written.items())
+    return outputs, losses, {"loss_reasons": LOSSES, "splits": records}
+
+
+# ---------------------------------------------------------------- reading a split folder back
+
+
+def split_marker(path: Path) -> dict[str, Any] | None:
+    """What :data:`MARKER` of a pyfn split folder says (None when ``path`` is not one)."""
+    marker = Path(path) / MARKER
+    if not marker.is_file():
+        return None
+    try:
+        record = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise PyfnError(f"{marker}: unreadable ({exc}): not a pyfn split marker") from None
+    if not isinstance(record, dict) or record.get("pyfn_split") not in ("train", "dev", "test"):
+        raise PyfnError(f"{marker}: not a pyfn split marker (no pyfn_split train, dev or test)")
+    return record
+
+
+def read_folder(folder: Path, *, log: ProblemLog) -> tuple[list[AnnotationSet], dict[str, str]]:
+    """Every annotation set of a split folder's ``fulltext/*.xml`` and ``lu/*.xml``, as they are
+    (nothing rebuilt, filtered or deduplicated: as in a release, an ID is unique within a file only),
+    and the sha256 of each file read. In this process: sets would cost more to send between processes
+    than to read."""
+    folder = Path(folder)
+    sets: list[AnnotationSet] = []
+    files: dict[str, str] = {}
+    for path in sorted(p for name in ("fulltext", "lu") for p in (folder / name).glob("*.xml")):
+        relpath = f"{path.parent.name}/{path.name}"
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise PyfnError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        files[relpath] = hashlib.sha256(data).hexdigest()
+        try:
+            result = read_annotations(data, relpath)
+        except PyfnError as exc:
+            log.add("malformed_file", relpath, f"{folder}: {exc}")
+            continue
+        for problem in result.problems:
+            log.add(problem.reason, problem.where, f"{folder}: {problem.message}")
+        sets += result.sets
+    return sets, files
