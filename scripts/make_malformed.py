@@ -576,10 +576,10 @@ def jsonl_cases(c: Corpus, base: bytes) -> None:
            error(f"{name}: not UTF-8 text at line 4"))
     c.case("jsonl-duplicate-id", "jsonl", f("duplicate-id", edit(3, lambda o: o.update(id=objs[1]["id"]))),
            f"line 3 takes the id of line 2 ({objs[1]['id']})", skipped("duplicate_id"), items=n - 1, base=base_id,
-           message=f"{name}:3: annotation set {objs[1]['id']} already read at line 2")
+           message=f"{name}:3: fulltext annotation set {objs[1]['id']} already read at line 2")
     c.case("jsonl-duplicate-line", "jsonl", f("duplicate-line", with_line(base, 5, lines[4] + b"\n" + lines[4])),
            "line 5 repeated (a file concatenated with itself would do the same)", skipped("duplicate_id"),
-           items=n, base=base_id, covered=0, message=f"{name}:6: annotation set {objs[4]['id']} already read at line 5")
+           items=n, base=base_id, covered=0, message=f"{name}:6: fulltext annotation set {objs[4]['id']} already read at line 5")
     c.case("jsonl-start-after-end", "jsonl",
            f("start-after-end", edit(2, lambda o: fe_label(o).__setitem__(slice(1, 3), [fe_label(o)[2], fe_label(o)[1]]))),
            "line 2: an FE label with start and end swapped", skipped("invalid:start_after_end"), items=n - 1,
