@@ -18,6 +18,7 @@ from pyfn.formats.registry import (
     NOT_SOURCES, ONLY_SPLITS, READERS, WRITERS, FormatOptions, loss_counts, read_split, splits_in, write_split,
     written_splits,
 )
+from pyfn.framenet.cache import ReleaseCache
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
@@ -213,6 +214,7 @@ def convert(
     preprocess_progress: Progress = no_progress,
     force: bool = False,
     reads: Sequence[str | Path] = (),
+    cache: ReleaseCache | None = None,
 ) -> dict[str, Any]:
     """Convert ``source`` (a FrameNet release, or a directory of split files in
     format ``from_``) to format ``to`` (one name, or several) in ``target``.
@@ -232,7 +234,9 @@ def convert(
     and swapped in when complete, ``manifest.json`` last (:mod:`pyfn.outdir`):
     a failed or interrupted run leaves the target as it was, or no target;
     a rerun removes the files of the earlier run it does not write again.
-    Returns the manifest.
+    From FrameNet XML, the annotation files are read through the parsed-release
+    ``cache`` when given (:mod:`pyfn.framenet.cache`; the files are the same
+    with or without it). Returns the manifest.
     """
     check_pair(from_, to)
     source, target = Path(source), Path(target)
@@ -251,7 +255,7 @@ def convert(
     with staged(target, previous) as stage:
         if build is not None:
             manifest = _convert_release(*build, stage.path, to, options, split, formats, source_label,
-                                        (progress, write_progress), tables if prepared else None)
+                                        (progress, write_progress), tables if prepared else None, cache)
         else:
             manifest = _convert_files(source, stage.path, from_, to, splits, options, formats, source_label, tables)
         if prepared is not None:
@@ -282,11 +286,13 @@ def _preprocess(
 def _convert_release(
     release: Release, definition: SplitDefinition, target: Path, to: str | Sequence[str], options: BuildOptions,
     spec: SplitSpec, formats: FormatOptions, source_label: str | None, progress: tuple[Callable, Callable],
-    tables: dict[str, SentenceTable] | None,
+    tables: dict[str, SentenceTable] | None, cache: ReleaseCache | None = None,
 ) -> dict[str, Any]:
     """Build the splits and write them; ``progress`` wraps the files read and the chunks written."""
     read_progress, write_progress = progress
-    result = build_splits(release, definition, options, read_progress)
+    result = build_splits(release, definition, options, read_progress, cache)
+    if cache is not None:
+        result.warnings.extend(cache.problems)
     check = compare_read(release, result.files, ("fulltext", "lu") if options.with_exemplars else ("fulltext",))
     if check is not None and not check.genuine:
         result.warnings.append(check.message())
@@ -295,8 +301,7 @@ def _convert_release(
         outputs = {}
         for name, data in result.splits.items():
             path = target / f"{name}.jsonl"
-            write_lines(path, data.lines)
-            outputs[path.name] = sha256_file(path)
+            outputs[path.name] = write_lines(path, data.lines)
         losses: dict[str, dict[str, int]] = {name: {} for name in result.splits}
     else:
         if "bios" in tos and formats.frames is None:
@@ -377,6 +382,7 @@ def generate_lexicon(
     source_label: str | None = None,
     progress: Callable = lambda items, total: items,
     force: bool = False,
+    cache: ReleaseCache | None = None,
 ) -> dict[str, Any]:
     """Build the train split of ``source`` and write the train-only lexicon (and the
     full-release scorer lexicon; with ``release_lexicon``, ``release_lu_frames.tsv``
@@ -388,7 +394,9 @@ def generate_lexicon(
     target = Path(target)
     previous = check_target(target, sources=[Path(source)], force=force)
     with staged(target, previous) as stage:
-        result = build_splits(release, definition, options, progress)
+        result = build_splits(release, definition, options, progress, cache)
+        if cache is not None:
+            result.warnings.extend(cache.problems)
         train = [jsonl.loads(line) for line in result.splits["train"].lines]
         report = generate(
             release, train, stage.path, relations=relations, train_frames_only=train_frames_only,
