@@ -140,7 +140,7 @@ class ReleaseCache:
         path = self.path(key)
         try:
             handle = open(path, "rb")
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as exc:
             self.discard(key, f"unreadable ({exc.strerror or exc})")
@@ -155,15 +155,17 @@ class ReleaseCache:
                 raise CorruptEntry(key, "bad header") from None
             if header != {"format": FORMAT, "key": key, "folder": folder, "files": files}:
                 raise CorruptEntry(key, "header does not match its key")
-            for relpath in files:
+            if not files and handle.read(1):
+                raise CorruptEntry(key, "trailing bytes")
+            for i, relpath in enumerate(files, 1):
                 head = handle.read(_LENGTH + _DIGEST)
                 size = int.from_bytes(head[:_LENGTH], "big")
                 record = handle.read(size) if len(head) == _LENGTH + _DIGEST else b""
                 if len(record) != size or hashlib.sha256(record).digest() != head[_LENGTH:]:
                     raise CorruptEntry(key, f"record of {relpath} truncated or changed: hash mismatch")
+                if i == len(files) and handle.read(1):  # checked before the last record is used
+                    raise CorruptEntry(key, "trailing bytes")
                 yield record
-            if handle.read(1):
-                raise CorruptEntry(key, "trailing bytes")
 
     def discard(self, key: str, why: str) -> None:
         """Report the entry of ``key`` as corrupt and remove it."""
