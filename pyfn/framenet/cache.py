@@ -222,12 +222,13 @@ class EntryWriter:
         self.failed = False
         self.handle: IO[bytes] | None = None
 
-    def add(self, record: bytes) -> None:
-        """Append one file's record (in the entry's file order)."""
+    def add(self, record: bytes, digest: bytes | None = None) -> None:
+        """Append one file's record (in the entry's file order), with its sha256 ``digest`` when the
+        caller has it already."""
         if self.failed or self.handle is None:
             return
         try:
-            self.handle.write(len(record).to_bytes(_LENGTH, "big") + hashlib.sha256(record).digest())
+            self.handle.write(len(record).to_bytes(_LENGTH, "big") + (digest or hashlib.sha256(record).digest()))
             self.handle.write(record)
         except OSError:
             self.failed = True

@@ -11,6 +11,7 @@ depends on file order, directory order, the number of processes or the cache.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
@@ -123,15 +124,16 @@ def _init_worker(release: Release, forked: bool = False) -> None:
     _WORKER["release"] = release
 
 
-def _parse(relpath: str) -> tuple[bytes, bool]:
-    """Steps 1-2 of one file, as a :mod:`~pyfn.splits.parsed` record, and whether it may be cached
-    (not when the file could not be read: that says nothing about the release)."""
+def _parse(relpath: str) -> tuple[bytes, bytes | None]:
+    """Steps 1-2 of one file, as a :mod:`~pyfn.splits.parsed` record, with its sha256 for the cache
+    (None: not to be cached, the file could not be read, which says nothing about the release)."""
     release: Release = _WORKER["release"]
     try:
         data = release.read(relpath)
     except PyfnError as exc:
-        return parsed.dumps(parsed.malformed(relpath, str(exc))), False
-    return parsed.dumps(parsed.parse_file(data, relpath)), True
+        return parsed.dumps(parsed.malformed(relpath, str(exc))), None
+    record = parsed.dumps(parsed.parse_file(data, relpath))
+    return record, hashlib.sha256(record).digest()
 
 
 def _exclusion(set_id: int, sent_id: int, frame_id: int | None, lu_id: int | None,
@@ -165,7 +167,7 @@ def _tasks(release: Release, definition: SplitDefinition, options: BuildOptions)
     return tasks, missing
 
 
-def _run(files: Sequence[str], release: Release, jobs: int) -> Iterator[tuple[bytes, bool]]:
+def _run(files: Sequence[str], release: Release, jobs: int) -> Iterator[tuple[bytes, bytes | None]]:
     """The records of ``files``, in order, parsed in ``jobs`` processes."""
     if not files:
         return
@@ -216,12 +218,12 @@ def _records(
             yield from ((split, kept[relpath]) for relpath, split in folder_tasks)
 
 
-def _stored_as_read(fresh: Iterator[tuple[bytes, bool]], count: int, entry: EntryWriter | None) -> Iterator[bytes]:
+def _stored_as_read(fresh: Iterator[tuple[bytes, bytes | None]], count: int, entry: EntryWriter | None) -> Iterator[bytes]:
     """``count`` freshly parsed records, each added to the cache ``entry`` (when there is one) as it passes."""
-    for record, cacheable in islice(fresh, count):
+    for record, digest in islice(fresh, count):
         if entry is not None:
-            if cacheable:
-                entry.add(record)
+            if digest is not None:
+                entry.add(record, digest)
             else:
                 entry.failed = True
         yield record
