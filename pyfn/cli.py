@@ -721,6 +721,9 @@ def _add_xp(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--system", help="only this system's steps (default: every system's)")
     run.add_argument("--predictions", help="directory of an external parser's predictions to import and score "
                      "(with --system; runs its import and score steps only)")
+    run.add_argument("--jobs", type=int, default=0, metavar="N",
+                     help="processes for the drawn splits of a study, each split's steps in one of them (default 0: "
+                     "one per core); the outputs do not depend on it")
     report = xp.add_parser("report", help="write README.md, manifest.json, report.html and scripts/xp_NNN.sh")
     report.add_argument("number", help="experiment number, e.g. 001")
     topics = xp.add_parser("topics", help="per-sentence scores of every system, as `pyfn compare-runs` reads them")
@@ -758,9 +761,11 @@ def _xp(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 0
     if args.xp_command == "run":
+        if args.jobs < 0:
+            raise UsageError("--jobs must be >= 0")
         done = xp.run(folder, main, step=args.step, system=args.system,
                       predictions=Path(args.predictions) if args.predictions else None,
-                      log=lambda line: print(line, file=sys.stderr))
+                      log=lambda line: print(line, file=sys.stderr), jobs=args.jobs)
         print(f"pyfn xp: ran {len(done)} steps of {folder}", file=sys.stderr)
         if (folder / "manifest.json").is_file():  # a recorded result: compare, never overwrite
             if args.step or args.system or args.predictions:

@@ -113,19 +113,24 @@ def dumps(aset: AnnotationSet) -> str:
 
 def _label(item: Any) -> Label:
     name, start, end, itype, fe_id = item
-    for value in (start, end, fe_id):
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-            raise ValueError(f"label {name!r}: offset or feID {value!r} is not an integer")
-    if not isinstance(name, str) or (itype is not None and not isinstance(itype, str)):
+    if ((start is not None and type(start) is not int) or (end is not None and type(end) is not int)
+            or (fe_id is not None and type(fe_id) is not int)):
+        bad = next(v for v in (start, end, fe_id) if v is not None and type(v) is not int)
+        raise ValueError(f"label {name!r}: offset or feID {bad!r} is not an integer")
+    if type(name) is not str or (itype is not None and type(itype) is not str):
         raise ValueError(f"label {name!r}: name and itype must be strings")
     return Label(intern(name), start, end, itype and intern(itype), fe_id)
 
 
-def _pos_tag(item: Any) -> tuple[str, int | None, int | None]:
-    name, start, end = item
-    if not isinstance(name, str) or any(v is not None and type(v) is not int for v in (start, end)):
-        raise ValueError(f"POS label {item!r} is not [tag, start, end]")
-    return (intern(name), start, end)
+def _pos_tags(items: Any) -> tuple[tuple[str, int | None, int | None], ...]:
+    out = []
+    for item in items:
+        name, start, end = item
+        if (type(name) is not str or (start is not None and type(start) is not int)
+                or (end is not None and type(end) is not int)):
+            raise ValueError(f"POS label {item!r} is not [tag, start, end]")
+        out.append((intern(name), start, end))
+    return tuple(out)
 
 
 def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
@@ -143,7 +148,7 @@ def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
         parag_no=s["parag_no"],
         apos=s["apos"],
         pos_layer=s["pos_layer"],
-        pos=tuple(_pos_tag(tag) for tag in s["pos"]),
+        pos=_pos_tags(s["pos"]),
     )
     layers = tuple(
         Layer(intern(layer["name"]), layer["rank"], tuple(_label(lb) for lb in layer["labels"]))
