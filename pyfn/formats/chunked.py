@@ -181,7 +181,7 @@ def write_splits(
                 _init_worker(target, tos, formats)
                 done: Iterable[_Done] = map(_write_chunk, chunks())
             else:
-                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats)))
+                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats), fresh=True))
                 done = pool.imap(_write_chunk, chunks())
             for result in progress(done, total):
                 for name in result.names:
