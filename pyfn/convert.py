@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from multiprocessing.pool import Pool
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import LOCK_NAME, sha256_file, write_lines
 from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
-from pyfn.formats.chunked import SplitLines, write_splits
+from pyfn.formats.chunked import SplitLines, write_splits, writer_pool
 from pyfn.formats.registry import (
     NOT_SOURCES, ONLY_SPLITS, READERS, WRITERS, FormatOptions, loss_counts, read_split, splits_in, write_split,
     written_splits,
@@ -289,6 +291,23 @@ def _convert_release(
     tables: dict[str, SentenceTable] | None, cache: ReleaseCache | None = None,
 ) -> dict[str, Any]:
     """Build the splits and write them; ``progress`` wraps the files read and the chunks written."""
+    tos = _formats(to)
+    jsonl_only = tos == ("jsonl",) and tables is None
+    if not jsonl_only and "bios" in tos and formats.frames is None:
+        formats = replace(formats, frames=read_frames(release))
+    with ExitStack() as stack:
+        # the writers' processes start before the splits are built (chunked.writer_pool says why)
+        pool = None if jsonl_only else stack.enter_context(writer_pool(target, tos, formats, options.jobs))
+        return _build_and_write(release, definition, target, tos, jsonl_only, options, spec, formats, source_label,
+                                progress, tables, cache, pool)
+
+
+def _build_and_write(
+    release: Release, definition: SplitDefinition, target: Path, tos: tuple[str, ...], jsonl_only: bool,
+    options: BuildOptions, spec: SplitSpec, formats: FormatOptions, source_label: str | None,
+    progress: tuple[Callable, Callable], tables: dict[str, SentenceTable] | None, cache: ReleaseCache | None,
+    pool: Pool | None,
+) -> dict[str, Any]:
     read_progress, write_progress = progress
     result = build_splits(release, definition, options, read_progress, cache)
     if cache is not None:
@@ -296,20 +315,17 @@ def _convert_release(
     check = compare_read(release, result.files, ("fulltext", "lu") if options.with_exemplars else ("fulltext",))
     if check is not None and not check.genuine:
         result.warnings.append(check.message())
-    tos = _formats(to)
-    if tos == ("jsonl",) and tables is None:
+    if jsonl_only:
         outputs = {}
         for name, data in result.splits.items():
             path = target / f"{name}.jsonl"
             outputs[path.name] = write_lines(path, data.lines)
         losses: dict[str, dict[str, int]] = {name: {} for name in result.splits}
     else:
-        if "bios" in tos and formats.frames is None:
-            formats = replace(formats, frames=read_frames(release))
         # the lines are released as they are sent to the writers: one copy of the data in memory
         written = write_splits(
             target, [SplitLines(name, data.lines, data.starts) for name, data in result.splits.items()], tos, formats,
-            jobs=options.jobs, progress=write_progress,
+            jobs=options.jobs, progress=write_progress, pool=pool,
         )
         outputs, losses = written.outputs, written.losses
         if tables is not None:

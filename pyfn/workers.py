@@ -29,20 +29,9 @@ def _start_worker(initializer: Callable[..., None], initargs: tuple) -> None:
     initializer(*initargs)
 
 
-def process_pool(jobs: int, initializer: Callable[..., None], initargs: tuple, fresh: bool = False) -> Pool:
-    """A pool of ``jobs`` worker processes, each set up by ``initializer(*initargs)`` and deaf to Ctrl-C.
-
-    ``fresh`` workers do not share the parent's memory: they are forked from a clean server process
-    that imported ``initializer``'s module (or spawned). A pool made late in a run, when the parent
-    holds much data, needs them: a forked worker keeps every page the parent then frees or changes,
-    which doubles the memory of the whole (copy-on-write)."""
-    methods = multiprocessing.get_all_start_methods()
-    if fresh:
-        method = "forkserver" if "forkserver" in methods else "spawn"
-        if method == "forkserver":
-            multiprocessing.get_context(method).set_forkserver_preload([initializer.__module__])
-    else:
-        method = "fork" if "fork" in methods else "spawn"
+def process_pool(jobs: int, initializer: Callable[..., None], initargs: tuple) -> Pool:
+    """A pool of ``jobs`` worker processes, each set up by ``initializer(*initargs)`` and deaf to Ctrl-C."""
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     main = threading.current_thread() is threading.main_thread()  # only the main thread may set handlers
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None  # forked workers start deaf
     try:

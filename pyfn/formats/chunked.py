@@ -21,7 +21,8 @@ import hashlib
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
+from multiprocessing.pool import Pool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -140,6 +141,19 @@ class _Appender:
                 handle.write(block)
 
 
+@contextmanager
+def writer_pool(target: Path, tos: Sequence[str], formats: FormatOptions, jobs: int = 0) -> Iterator[Pool | None]:
+    """The worker processes of :func:`write_splits` (None: one process), to start *before* the data to
+    write is built: a worker forked from a parent that holds the data keeps every page the parent frees
+    or changes afterwards (copy-on-write), which doubles the memory of the whole."""
+    jobs = job_count(jobs, CHUNK_SETS)
+    if jobs == 1:
+        yield None
+        return
+    with process_pool(jobs, _init_worker, (Path(target), tuple(tos), formats)) as pool:
+        yield pool
+
+
 def write_splits(
     target: Path,
     splits: Iterable[SplitLines],
@@ -149,10 +163,12 @@ def write_splits(
     jobs: int = 0,
     chunk_sets: int = CHUNK_SETS,
     progress: Callable = lambda items, total: items,
+    pool: Pool | None = None,
 ) -> Written:
     """Write every split in every format of ``tos`` into ``target``; the lines of
     each split are released as they are sent to a worker (``jobs`` processes,
-    0: one per core). Losses are prefixed by format when there are several."""
+    0: one per core; or the workers of ``pool``, from :func:`writer_pool` with the
+    same target, formats and options). Losses are prefixed by format when there are several."""
     target = Path(target)
     tos = tuple(tos)
     splits = list(splits)
@@ -177,11 +193,12 @@ def write_splits(
     try:
         with ExitStack() as stack:
             appender = _Appender(target, stack)
-            if jobs == 1:
+            if pool is None and jobs > 1:
+                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats)))
+            if pool is None or total == 1:
                 _init_worker(target, tos, formats)
                 done: Iterable[_Done] = map(_write_chunk, chunks())
             else:
-                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats), fresh=True))
                 done = pool.imap(_write_chunk, chunks())
             for result in progress(done, total):
                 for name in result.names:
