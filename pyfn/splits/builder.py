@@ -18,6 +18,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
+from operator import itemgetter
 from typing import NamedTuple
 
 from pyfn.errors import Problem, PyfnError, UsageError
@@ -78,6 +79,8 @@ class Record(NamedTuple):
 
 
 _record = partial(tuple.__new__, Record)
+_OUTPUT_ORDER = itemgetter(3, 4, 0)
+"""A record's output order: text, order, id."""
 
 
 @dataclass
@@ -306,10 +309,11 @@ def _build(
     splits: dict[str, SplitData] = {}
     for name in SPLITS:
         kept, duplicates[name] = _dedup(records[name], ledger[name])
-        kept.sort(key=lambda r: (r.text, r.order, r.id))
+        kept.sort(key=_OUTPUT_ORDER)
         if name in options.splits:
-            starts = [i for i, r in enumerate(kept) if i == 0 or r.text != kept[i - 1].text]
-            splits[name] = SplitData(name, [r.line for r in kept], len({r.text.strip() for r in kept}), starts=starts)
+            texts = [r.text for r in kept]
+            starts = [i for i, (text, previous) in enumerate(zip(texts, [None, *texts])) if text != previous]
+            splits[name] = SplitData(name, [r.line for r in kept], len(set(map(str.strip, texts))), starts=starts)
     warnings = [
         f"{flag} {ident} matches no annotation set read"
         for kind, flag, idents in (
