@@ -1,38 +1,42 @@
 #!/usr/bin/env python3
-"""Writing every format for FN 1.5 FT+EX vs a bare lxml iterparse of the same files.
+"""All six formats for FN 1.5 FT+EX (with dev and test), cold and warm, against the fast parse floor.
 
-One run of this script: (1) bare single-process iterparse of fulltext/ and lu/;
-(2) `pyfn convert --to jsonl semafor bios conllx conllu semeval --with-exemplars
---exclude-frames 398`: the splits are built once (train with exemplars, dev,
-test) and written in every format. Reports the ratio of (2) to (1), and the peak memory (PSS) of
-(2)'s process tree measured in a second run of (2) (sampling memory costs CPU). Targets: ratio
-<= 2.5, peak RSS <= 1 GB.
+One round: (1) the fast floor (benchmarks/_common.py: `fast_floor`: one
+process, tag-filtered iterparse of every fulltext/ and lu/ file); (2) `pyfn
+convert --to jsonl semafor bios conllx conllu semeval --with-exemplars
+--exclude-frames 398` with an empty parsed-release cache (cold); (3) the
+same with the cache filled (warm). Reports seconds, ratios to the floor of
+the same round, peak memory (PSS of the process tree, from a second run of
+each) and the machine's load. Targets: cold <= 1.5x the floor, warm <= 0.6x,
+peak memory <= 1 GB.
 
-Usage: python benchmarks/bench_formats.py
+Usage: python benchmarks/bench_formats.py [--repeat R]
 """
 
 from __future__ import annotations
 
-import sys
-import tempfile
+import argparse
 
-from _common import FN15, bare_iterparse, run_measured
+from _common import FN15, cold_and_warm, conditions, fast_floor
 
 FORMATS = ("jsonl", "semafor", "bios", "conllx", "conllu", "semeval")
 
 
 def main() -> None:
-    bare, elements = bare_iterparse(FN15, ("fulltext", "lu"))
-    with tempfile.TemporaryDirectory() as target:
-        wall, rss = run_measured([
-            sys.executable, "-m", "pyfn", "convert", "--source", str(FN15), "--target", target,
-            "--to", *FORMATS, "--with-exemplars", "--exclude-frames", "398", "--quiet",
-        ])
-    print(
-        f"bare iterparse {bare:.1f} s ({elements:,} elements, 1 process); pyfn build + write "
-        f"{len(FORMATS)} formats (FT+EX, dev, test) {wall:.1f} s; ratio {wall / bare:.2f} (target <= 2.5); "
-        f"peak memory {rss} MB (PSS of the process tree) (target <= 1024)"
-    )
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
+    args = parser.parse_args()
+    for i in range(args.repeat):
+        before = conditions()
+        floor, sentences = fast_floor(FN15, ("fulltext", "lu"))
+        (cold, cold_mb), (warm, warm_mb) = cold_and_warm([
+            "convert", "--source", str(FN15), "--to", *FORMATS, "--with-exemplars", "--exclude-frames", "398"])
+        print(
+            f"round {i + 1} ({before}): fast floor {floor:.1f} s ({sentences:,} sentences, 1 process); "
+            f"pyfn build + {len(FORMATS)} formats (FT+EX, dev, test) cold {cold:.1f} s = {cold / floor:.2f}x the floor "
+            f"(target <= 1.5), peak {cold_mb} MB; warm {warm:.1f} s = {warm / floor:.2f}x (target <= 0.6), "
+            f"peak {warm_mb} MB; after: {conditions()}"
+        )
 
 
 if __name__ == "__main__":

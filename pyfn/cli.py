@@ -121,6 +121,22 @@ def _add_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=0, help="worker processes for reading and writing (default: one per core)")
     p.add_argument("--strict", action="store_true", help="stop at the first bad item instead of skipping and counting")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    _add_cache_options(p)
+
+
+def _add_cache_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="root of pyfn's caches: parsed FrameNet releases in DIR/releases, preprocessing results in "
+                   "DIR/preprocess (default: $PYFN_CACHE, else ~/.cache/pyfn)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write pyfn's caches (default: use them; outputs are the same either way)")
+
+
+def _release_cache(args: argparse.Namespace):
+    """The parsed-release cache the options ask for (None with --no-cache)."""
+    from pyfn.framenet.cache import ReleaseCache  # noqa: PLC0415
+
+    return None if args.no_cache else ReleaseCache.under(Path(args.cache_dir) if args.cache_dir else None)
 
 
 def _build_options(args: argparse.Namespace, splits: tuple[str, ...]) -> BuildOptions:
@@ -186,7 +202,7 @@ def _generate(args: argparse.Namespace) -> int:
         split=SplitSpec(args.split, args.seed, args.folds, args.fold),
         relations=tuple(args.relations or DEFAULT_RELATIONS), train_frames_only=not args.all_frames,
         with_coretype=args.with_coretype, release_lexicon=args.release_lexicon, source_label=label,
-        progress=_progress(args.quiet), force=args.force,
+        progress=_progress(args.quiet), force=args.force, cache=_release_cache(args),
     )
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
@@ -318,6 +334,7 @@ def _convert(args: argparse.Namespace) -> int:
         preprocess=_preprocess_options(args, args.preprocess) if args.preprocess else None,
         preprocess_progress=tqdm_progress(args.quiet),
         force=args.force, reads=[folder for folder in (args.gold, args.framenet) if folder],
+        cache=_release_cache(args) if args.from_ == "fnxml" else None,
     )
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
@@ -363,8 +380,8 @@ def _add_preprocess_options(p: argparse.ArgumentParser, in_convert: bool) -> Non
     jobs = ("--preprocess-jobs",) if in_convert else ("--jobs", "--preprocess-jobs")
     g.add_argument(*jobs, dest="preprocess_jobs", type=int, default=1, metavar="N", help="processes (default 1)")
     g.add_argument("--batch-size", type=int, default=512, help="sentences per batch (default 512)")
-    g.add_argument("--cache-dir", help="preprocessing cache (default $PYFN_CACHE/preprocess or ~/.cache/pyfn/preprocess)")
-    g.add_argument("--no-cache", action="store_true", help="neither read nor write the preprocessing cache")
+    if not in_convert:  # convert has them among its build options, for both caches
+        _add_cache_options(g)
 
 
 def _preprocess_options(args: argparse.Namespace, tool: str):
@@ -374,7 +391,7 @@ def _preprocess_options(args: argparse.Namespace, tool: str):
     return PreprocessOptions(
         tool=tool, model=args.model, nltk_data=args.nltk_data, parse=args.parse, jobs=args.preprocess_jobs,
         batch_size=args.batch_size,
-        cache_dir=None if args.no_cache else Path(args.cache_dir) if args.cache_dir else default_cache_dir(),
+        cache_dir=None if args.no_cache else Path(args.cache_dir) / "preprocess" if args.cache_dir else default_cache_dir(),
     )
 
 
@@ -787,6 +804,9 @@ def _add_xp(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--system", help="only this system's steps (default: every system's)")
     run.add_argument("--predictions", help="directory of an external parser's predictions to import and score "
                      "(with --system; runs its import and score steps only)")
+    run.add_argument("--jobs", type=int, default=0, metavar="N",
+                     help="processes for the drawn splits of a study, each split's steps in one of them (default 0: "
+                     "one per core); the outputs do not depend on it")
     report = xp.add_parser("report", help="write README.md, manifest.json, report.html and scripts/xp_NNN.sh")
     report.add_argument("number", help="experiment number, e.g. 001")
     topics = xp.add_parser("topics", help="per-sentence scores of every system, as `pyfn compare-runs` reads them")
@@ -824,9 +844,11 @@ def _xp(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 0
     if args.xp_command == "run":
+        if args.jobs < 0:
+            raise UsageError("--jobs must be >= 0")
         done = xp.run(folder, main, step=args.step, system=args.system,
                       predictions=Path(args.predictions) if args.predictions else None,
-                      log=lambda line: print(line, file=sys.stderr))
+                      log=lambda line: print(line, file=sys.stderr), jobs=args.jobs)
         print(f"pyfn xp: ran {len(done)} steps of {folder}", file=sys.stderr)
         if (folder / "manifest.json").is_file():  # a recorded result: compare, never overwrite
             if args.step or args.system or args.predictions:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, replace
+from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +15,12 @@ from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import LOCK_NAME, sha256_file, write_lines
 from pyfn.formats import fnxml, jsonl
 from pyfn.formats.base import SentenceTable, SplitView
-from pyfn.formats.chunked import SplitLines, write_splits
+from pyfn.formats.chunked import SplitLines, write_splits, writer_pool
 from pyfn.formats.registry import (
     NOT_SOURCES, ONLY_SPLITS, READERS, RELEASE_FORMATS, WRITERS, FormatOptions, check_installed, loss_counts,
     read_split, splits_in, write_split, written_splits,
 )
+from pyfn.framenet.cache import ReleaseCache
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
@@ -94,12 +97,16 @@ def _options_record(options: BuildOptions, spec: SplitSpec) -> dict[str, Any]:
     return record
 
 
-def build_signature(release: Release, result: BuildResult) -> str:
-    """The data signature of built splits (:func:`pyfn.manifest.data_signature`)."""
-    options = result.options
+def _missing(release: Release, definition: SplitDefinition) -> bool:
+    """Whether the release lacks a dev or test document of ``definition`` (the build says which)."""
+    present = {path.rsplit("/", 1)[-1] for path in release.list("fulltext")}
+    return bool((set(definition.dev) | set(definition.test)) - present)
+
+
+def _signature(release: Release, definition: SplitDefinition, options: BuildOptions, missing: bool) -> str:
     return data_signature(
         version=release.version,
-        split=result.definition.name + ("-incomplete" if result.missing_documents else ""),
+        split=definition.name + ("-incomplete" if missing else ""),
         exemplars=options.with_exemplars,
         filters=options.filters,
         filter_scope=options.filter_scope,
@@ -108,6 +115,11 @@ def build_signature(release: Release, result: BuildResult) -> str:
         exclude_sentences=options.exclude_sentences,
         exclude_annosets=options.exclude_annosets,
     )
+
+
+def build_signature(release: Release, result: BuildResult) -> str:
+    """The data signature of built splits (:func:`pyfn.manifest.data_signature`)."""
+    return _signature(release, result.definition, result.options, bool(result.missing_documents))
 
 
 def build_manifest(
@@ -223,6 +235,7 @@ def convert(
     preprocess_progress: Progress = no_progress,
     force: bool = False,
     reads: Sequence[str | Path] = (),
+    cache: ReleaseCache | None = None,
 ) -> dict[str, Any]:
     """Convert ``source`` (a FrameNet release, or a directory of split files in
     format ``from_``) to format ``to`` (one name, or several) in ``target``.
@@ -242,7 +255,9 @@ def convert(
     and swapped in when complete, ``manifest.json`` last (:mod:`pyfn.outdir`):
     a failed or interrupted run leaves the target as it was, or no target;
     a rerun removes the files of the earlier run it does not write again.
-    Returns the manifest.
+    From FrameNet XML, the annotation files are read through the parsed-release
+    ``cache`` when given (:mod:`pyfn.framenet.cache`; the files are the same
+    with or without it). Returns the manifest.
     """
     check_pair(from_, to)
     source, target = Path(source), Path(target)
@@ -270,7 +285,7 @@ def convert(
     with staged(target, previous) as stage:
         if build is not None:
             manifest = _convert_release(*build, stage.path, to, options, split, formats, source_label,
-                                        (progress, write_progress), tables if prepared else None)
+                                        (progress, write_progress), tables if prepared else None, cache)
         elif marker is not None:
             manifest = _convert_split_folder(source, stage.path, marker, to, options, formats, source_label, tables)
         else:
@@ -310,15 +325,37 @@ def _preprocess(
 def _convert_release(
     release: Release, definition: SplitDefinition, target: Path, to: str | Sequence[str], options: BuildOptions,
     spec: SplitSpec, formats: FormatOptions, source_label: str | None, progress: tuple[Callable, Callable],
-    tables: dict[str, SentenceTable] | None,
+    tables: dict[str, SentenceTable] | None, cache: ReleaseCache | None = None,
 ) -> dict[str, Any]:
     """Build the splits and write them; ``progress`` wraps the files read and the chunks written."""
+    tos = _formats(to)
+    chunked = tuple(fmt for fmt in tos if fmt not in RELEASE_FORMATS)
+    by_chunk = (bool(chunked) or tables is not None) and not (chunked == ("jsonl",) and tables is None)
+    if by_chunk and ("bios" in tos or "parquet" in tos) and formats.frames is None:
+        formats = replace(formats, frames=read_frames(release))
+    if by_chunk and "parquet" in tos:  # the workers start before the build: its signature, from the same inputs
+        formats = replace(formats, signature=_signature(release, definition, options, _missing(release, definition)))
+    with ExitStack() as stack:
+        # the writers' processes start before the splits are built (chunked.writer_pool says why)
+        pool = (stack.enter_context(writer_pool(target, chunked, formats, options.jobs, several=len(tos) > 1))
+                if by_chunk else None)
+        return _build_and_write(release, definition, target, tos, by_chunk, options, spec, formats, source_label,
+                                progress, tables, cache, pool)
+
+
+def _build_and_write(
+    release: Release, definition: SplitDefinition, target: Path, tos: tuple[str, ...], by_chunk: bool,
+    options: BuildOptions, spec: SplitSpec, formats: FormatOptions, source_label: str | None,
+    progress: tuple[Callable, Callable], tables: dict[str, SentenceTable] | None, cache: ReleaseCache | None,
+    pool: Pool | None,
+) -> dict[str, Any]:
     read_progress, write_progress = progress
-    result = build_splits(release, definition, options, read_progress)
+    result = build_splits(release, definition, options, read_progress, cache)
+    if cache is not None:
+        result.warnings.extend(cache.problems)
     check = compare_read(release, result.files, ("fulltext", "lu") if options.with_exemplars else ("fulltext",))
     if check is not None and not check.genuine:
         result.warnings.append(check.message())
-    tos = _formats(to)
     several = len(tos) > 1
     outputs: dict[str, str] = {}
     losses: dict[str, dict[str, int]] = {name: {} for name in result.splits}
@@ -333,28 +370,23 @@ def _convert_release(
         for name, found in fnxml_losses.items():
             losses[name].update(loss_counts({"fnxml": found}, several))
     chunked = tuple(fmt for fmt in tos if fmt not in RELEASE_FORMATS)
-    if chunked == ("jsonl",) and tables is None:
-        for name, data in result.splits.items():
-            path = target / f"{name}.jsonl"
-            write_lines(path, data.lines)
-            outputs[path.name] = sha256_file(path)
-    elif chunked or tables is not None:  # no format but fnxml: the tables, for preprocessing
-        if ("bios" in tos or "parquet" in tos) and formats.frames is None:
-            formats = replace(formats, frames=read_frames(release))
-        if "parquet" in tos:
-            formats = replace(formats, signature=build_signature(release, result))
+    if by_chunk:
         # the lines are released as they are sent to the writers: one copy of the data in memory
-        by_chunk = write_splits(
+        written_chunks = write_splits(
             target, [SplitLines(name, data.lines, data.starts) for name, data in result.splits.items()], chunked,
-            formats, jobs=options.jobs, progress=write_progress, several=several,
+            formats, jobs=options.jobs, progress=write_progress, several=several, pool=pool,
         )
-        outputs.update(by_chunk.outputs)
-        for name, found_losses in by_chunk.losses.items():
+        outputs.update(written_chunks.outputs)
+        for name, found_losses in written_chunks.losses.items():
             losses[name].update(found_losses)
         if tables is not None:
-            tables.update(by_chunk.tables)
+            tables.update(written_chunks.tables)
         if "parquet" in tos:
             outputs.update(_write_parquet_lexicon(release, target, result, formats))
+    elif chunked:  # JSON lines only: the build's own lines, written as they are
+        for name, data in result.splits.items():
+            path = target / f"{name}.jsonl"
+            outputs[path.name] = write_lines(path, data.lines)
     manifest = build_manifest(
         release, source_label or str(release.path), "+".join(tos), result, spec, dict(sorted(outputs.items()))
     )
@@ -492,6 +524,7 @@ def generate_lexicon(
     source_label: str | None = None,
     progress: Callable = lambda items, total: items,
     force: bool = False,
+    cache: ReleaseCache | None = None,
 ) -> dict[str, Any]:
     """Build the train split of ``source`` and write the train-only lexicon (and the
     full-release scorer lexicon; with ``release_lexicon``, ``release_lu_frames.tsv``
@@ -503,7 +536,9 @@ def generate_lexicon(
     target = Path(target)
     previous = check_target(target, sources=[Path(source)], force=force)
     with staged(target, previous) as stage:
-        result = build_splits(release, definition, options, progress)
+        result = build_splits(release, definition, options, progress, cache)
+        if cache is not None:
+            result.warnings.extend(cache.problems)
         train = [jsonl.loads(line) for line in result.splits["train"].lines]
         report = generate(
             release, train, stage.path, relations=relations, train_frames_only=train_frames_only,

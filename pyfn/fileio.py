@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
@@ -85,12 +86,17 @@ def _remove(tmp: str) -> None:
         pass
 
 
-def write_lines(path: Path, lines: Iterable[str]) -> None:
-    """Write ``lines`` (each without its newline) atomically, one per line."""
-    with atomic_writer(path) as handle:
-        for line in lines:
-            handle.write(line)
-            handle.write("\n")
+def write_lines(path: Path, lines: Iterable[str]) -> str:
+    """Write ``lines`` (each without its newline) atomically, one per line, UTF-8; returns the
+    file's sha256 hex digest."""
+    digest = hashlib.sha256()
+    lines = iter(lines)
+    with atomic_writer(path, "wb") as handle:
+        while batch := list(islice(lines, 2048)):
+            data = ("\n".join(batch) + "\n").encode("utf-8")
+            digest.update(data)
+            handle.write(data)
+    return digest.hexdigest()
 
 
 def write_text(path: Path, text: str) -> None:

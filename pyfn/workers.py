@@ -16,7 +16,10 @@ from multiprocessing.pool import Pool
 
 
 def job_count(requested: int, tasks: int, per_job: int = 1) -> int:
-    """Processes to use: ``requested`` (0: one per core), at most one per ``per_job`` tasks, at least 1."""
+    """Processes to use: ``requested`` (0: one per core), at most one per ``per_job`` tasks, at least 1;
+    always 1 inside a worker process (the parallel drawn splits of a study: the cores are taken)."""
+    if multiprocessing.current_process().daemon:
+        return 1
     jobs = requested or os.cpu_count() or 1
     return max(1, min(jobs, tasks // per_job))
 

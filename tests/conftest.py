@@ -60,6 +60,15 @@ FN17 = Path(os.environ.get("PYFN_FN17", REPO.parent / "shared" / "data" / "fndat
 NS = "http://framenet.icsi.berkeley.edu"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _pyfn_cache(tmp_path_factory) -> Path:
+    """pyfn's caches (``PYFN_CACHE``) in a folder of this test run, shared by its xdist workers: never the user's."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "pyfn-cache"
+    os.environ["PYFN_CACHE"] = str(root)
+    return root
+
+
 def _release(path: Path, var: str) -> Path:
     if not path.exists():
         if os.environ.get("CI"):

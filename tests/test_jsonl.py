@@ -1,5 +1,6 @@
 """JSONL is lossless: writing and reading back gives the same model."""
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -37,6 +38,24 @@ sets = st.builds(AnnotationSet, st.integers(0, 10**7), sentences, st.sampled_fro
 @given(sets)
 def test_round_trip_property(aset):
     assert jsonl.loads(jsonl.dumps(aset)) == aset
+
+
+@settings(max_examples=200, deadline=None)
+@given(sets)
+def test_direct_encoder_writes_the_bytes_of_json(aset):
+    assert jsonl.dumps(aset) == json.dumps(jsonl.set_to_dict(aset), ensure_ascii=False, separators=(",", ":"))
+
+
+def test_values_of_other_types_go_through_json():
+    (aset,) = [s for s in _sample_sets()[:1]]
+    for odd in (replace(aset, id=True), replace(aset, layers=(replace(aset.layers[0], rank="2"),)),
+                replace(aset, sentence=replace(aset.sentence, doc_id=1.5))):
+        assert jsonl.dumps(odd) == json.dumps(jsonl.set_to_dict(odd), ensure_ascii=False, separators=(",", ":"))
+
+
+def _sample_sets():
+    release = open_release(resource_path("sample"))
+    return [s for name in release.list("fulltext") for s in read_annotations(release.read(name), name).sets]
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,8 @@ import hashlib
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
+from multiprocessing.pool import Pool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -149,6 +150,21 @@ class _Appender:
                 handle.write(block)
 
 
+@contextmanager
+def writer_pool(target: Path, tos: Sequence[str], formats: FormatOptions, jobs: int = 0,
+                several: bool | None = None) -> Iterator[Pool | None]:
+    """The worker processes of :func:`write_splits` (None: one process), to start *before* the data to
+    write is built: a worker forked from a parent that holds the data keeps every page the parent frees
+    or changes afterwards (copy-on-write), which doubles the memory of the whole."""
+    jobs = job_count(jobs, CHUNK_SETS)
+    if jobs == 1:
+        yield None
+        return
+    several = len(tos) > 1 if several is None else several
+    with process_pool(jobs, _init_worker, (Path(target), tuple(tos), formats, several)) as pool:
+        yield pool
+
+
 def write_splits(
     target: Path,
     splits: Iterable[SplitLines],
@@ -159,11 +175,14 @@ def write_splits(
     chunk_sets: int = CHUNK_SETS,
     progress: Callable = lambda items, total: items,
     several: bool | None = None,
+    pool: Pool | None = None,
 ) -> Written:
     """Write every split in every format of ``tos`` into ``target``; the lines of
     each split are released as they are sent to a worker (``jobs`` processes,
-    0: one per core). Losses are prefixed by format when there are several (``several``:
-    when the run writes other formats too; default: when ``tos`` has more than one)."""
+    0: one per core; or the workers of ``pool``, from :func:`writer_pool` with the
+    same target, formats, options and ``several``). Losses are prefixed by format when
+    there are several (``several``: when the run writes other formats too; default:
+    when ``tos`` has more than one)."""
     target = Path(target)
     tos = tuple(tos)
     several = len(tos) > 1 if several is None else several
@@ -189,11 +208,12 @@ def write_splits(
     try:
         with ExitStack() as stack:
             appender = _Appender(target, stack)
-            if jobs == 1:
+            if pool is None and jobs > 1:
+                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats, several)))
+            if pool is None or total == 1:
                 _init_worker(target, tos, formats, several)
                 done: Iterable[_Done] = map(_write_chunk, chunks())
             else:
-                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats, several)))
                 done = pool.imap(_write_chunk, chunks())
             for result in progress(done, total):
                 for name in result.names:

@@ -22,6 +22,7 @@ from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
 from pyfn.model import FRAME_LAYERS, AnnotationSet, Label, Layer, PosTag, Sentence
 
 POS_LAYERS = ("PENN",)
+_FRAME_LAYERS = frozenset(FRAME_LAYERS)
 _LABEL = NS + "label"
 _LAYER = NS + "layer"
 _TEXT = NS + "text"
@@ -47,19 +48,13 @@ class FileResult:
 def _labels(layer: etree._Element) -> tuple[Label, ...]:
     """The labels of a layer; a non-integer offset raises ``ValueError``."""
     out = []
+    append = out.append
     for elem in layer.iterchildren(_LABEL):
         get = elem.get
         start, end, fe_id = get("start"), get("end"), get("feID")
         try:
-            out.append(
-                Label(
-                    get("name", ""),
-                    None if start is None else int(start),
-                    None if end is None else int(end),
-                    get("itype"),
-                    None if fe_id is None else int(fe_id),
-                )
-            )
+            append(Label(get("name", ""), start if start is None else int(start), end if end is None else int(end),
+                         get("itype"), fe_id if fe_id is None else int(fe_id)))
         except ValueError:
             raise ValueError(
                 f"label {get('name')!r} has a non-integer offset or feID"
@@ -104,18 +99,21 @@ def _read_sentence(
     no_layer = 0
     for aset in sent.iterchildren(_ANNOSET):
         layers: list[Layer] = []
+        has_target = False
         try:
             for layer in aset.iterchildren(_LAYER):
                 name = layer.get("name", "")
-                if name in FRAME_LAYERS:
-                    layers.append(Layer(name, _int(layer, "rank") or 1, _labels(layer)))
+                if name in _FRAME_LAYERS:
+                    rank = layer.get("rank")
+                    layers.append(Layer(name, (int(rank) or 1) if rank is not None else 1, _labels(layer)))
+                    has_target = has_target or name == "Target"
                 elif name in POS_LAYERS and pos_layer is None:
                     pos_layer, pos = name, _pos_tags(layer)
         except ValueError as exc:
             aset_where = f"{where} annotationSet {aset.get('ID')}"
             result.problems.append(Problem("malformed_annotation_set", aset_where, f"{aset_where}: {exc}"))
             continue
-        if any(layer.name == "Target" for layer in layers):
+        if has_target:
             frame_sets.append((aset, layers))
         elif "frameName" in aset.attrib or "luName" in aset.attrib or any(
             layer.name == "FE" and layer.labels for layer in layers
@@ -139,7 +137,7 @@ def _read_sentence(
         if not first_target.labels:
             result.not_annotation_sets["no_target:empty_layer"] += 1
             continue
-        if not all(label.is_overt for label in first_target.labels):
+        if not all(label.start is not None and label.end is not None for label in first_target.labels):
             result.not_annotation_sets["no_target:label_without_offsets"] += 1
             continue
         aset_where = f"{where} annotationSet {aset.get('ID')}"

@@ -1,25 +1,34 @@
 """The split builder: SPLITS.md steps 1-7, with a removal ledger.
 
-Files are read in parallel worker processes (steps 1-4 are local to a set);
-each kept set crosses the process boundary as its JSON line (the lossless
-pivot), with the hashes that steps 5-6 need. Output order never depends on
-file order, directory order or the number of processes.
+Files are read in parallel worker processes (steps 1-2 and everything that
+does not depend on an option: :mod:`pyfn.splits.parsed`); each file crosses
+the process boundary as one compact record, which is also what the
+parsed-release cache stores (:mod:`pyfn.framenet.cache`): a warm build reads
+the records from there instead. The builder applies the exclusions and
+filters (steps 3-4) to the records, then steps 5-7. Output order never
+depends on file order, directory order, the number of processes or the cache.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+import hashlib
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import islice
+from operator import itemgetter
+from typing import NamedTuple
 
 from pyfn.errors import Problem, PyfnError, UsageError
 from pyfn.formats import jsonl
-from pyfn.framenet.annotations import read_annotations
+from pyfn.framenet.cache import CorruptEntry, EntryWriter, ReleaseCache, folder_key
 from pyfn.framenet.release import Release
+from pyfn.splits import parsed
 from pyfn.splits.definitions import SplitDefinition
-from pyfn.splits.filters import Filter, get_filters
-from pyfn.splits.hashing import fe_signature, hash_and_order, sentence_hash
-from pyfn.splits.validity import invalid_reason
+from pyfn.splits.filters import get_filters
+from pyfn.splits.hashing import fe_signature
 from pyfn.workers import job_count, process_pool
 
 SPLITS = ("train", "dev", "test")
@@ -53,9 +62,8 @@ class BuildOptions:
             raise UsageError(f"unknown filter scope {self.filter_scope!r} (known: {', '.join(FILTER_SCOPES)})")
 
 
-@dataclass(frozen=True)
-class Record:
-    """A kept annotation set as it crosses from a worker: hashes, order and JSON line.
+class Record(NamedTuple):
+    """A kept annotation set: hashes, order and JSON line.
 
     ``text`` is the sentence string (trailing whitespace removed) and ``order``
     pyfn 1.3's within-sentence key: together with ``id`` they give the output
@@ -70,18 +78,9 @@ class Record:
     line: str
 
 
-@dataclass
-class FileOutcome:
-    """What a worker made of one file."""
-
-    path: str
-    split: str
-    sha256: str = ""
-    sentences: int = 0
-    records: list[Record] = field(default_factory=list)
-    removed: Counter = field(default_factory=Counter)
-    problems: list[Problem] = field(default_factory=list)
-    matched: set[tuple[str, int]] = field(default_factory=set)
+_record = partial(tuple.__new__, Record)
+_OUTPUT_ORDER = itemgetter(3, 4, 0)
+"""A record's output order: text, order, id."""
 
 
 @dataclass
@@ -122,73 +121,35 @@ class BuildResult:
 _WORKER: dict = {}
 
 
-def _init_worker(release: Release, options: BuildOptions, forked: bool = False) -> None:
+def _init_worker(release: Release, forked: bool = False) -> None:
     if forked:
         release.detach()
     _WORKER["release"] = release
-    _WORKER["options"] = options
-    _WORKER["filters"] = get_filters(options.filters)
 
 
-def _exclusion(aset, options: BuildOptions) -> tuple[str, str, int] | None:
-    if aset.frame_id in options.exclude_frames:
-        return ("excluded:frame", "frame", aset.frame_id)
-    if aset.lu_id in options.exclude_lus:
-        return ("excluded:lu", "lu", aset.lu_id)
-    if aset.sentence.id in options.exclude_sentences:
-        return ("excluded:sentence", "sentence", aset.sentence.id)
-    if aset.id in options.exclude_annosets:
-        return ("excluded:annotation_set", "annotation_set", aset.id)
-    return None
-
-
-def process_file(task: tuple[str, str]) -> FileOutcome:
-    """Steps 1-4 for one file: read, drop invalid and excluded sets, apply the filters (train's, or every
-    split's with ``filter_scope="all"``)."""
-    relpath, split = task
+def _parse(relpath: str) -> tuple[bytes, bytes | None]:
+    """Steps 1-2 of one file, as a :mod:`~pyfn.splits.parsed` record, with its sha256 for the cache
+    (None: not to be cached, the file could not be read, which says nothing about the release)."""
     release: Release = _WORKER["release"]
-    options: BuildOptions = _WORKER["options"]
-    filtered = split == "train" or options.filter_scope == "all"
-    filters: tuple[Filter, ...] = _WORKER["filters"] if filtered else ()
-    outcome = FileOutcome(relpath, split)
     try:
-        result = read_annotations(release.read(relpath), relpath)
+        data = release.read(relpath)
     except PyfnError as exc:
-        outcome.problems.append(Problem("malformed_file", relpath, str(exc)))
-        outcome.removed["malformed_file"] += 1
-        return outcome
-    outcome.sha256, outcome.sentences = result.sha256, result.sentences
-    outcome.problems = result.problems
-    for problem in result.problems:
-        outcome.removed[problem.reason] += 1
-    outcome.removed.update(result.not_annotation_sets)
-    for aset in result.sets:
-        reason = invalid_reason(aset)
-        if reason is None:
-            excl = _exclusion(aset, options)
-            if excl is not None:
-                reason = excl[0]
-                outcome.matched.add(excl[1:])
-        if reason is None:
-            for flt in filters:
-                if flt.removes(aset):
-                    reason = f"filter:{flt.name}"
-                    break
-        if reason is not None:
-            outcome.removed[reason] += 1
-            continue
-        set_hash, order = hash_and_order(aset)
-        outcome.records.append(
-            Record(
-                aset.id,
-                sentence_hash(aset.sentence.text),
-                set_hash,
-                aset.sentence.text.rstrip(),
-                order,
-                jsonl.dumps(aset),
-            )
-        )
-    return outcome
+        return parsed.dumps(parsed.malformed(relpath, str(exc))), None
+    record = parsed.dumps(parsed.parse_file(data, relpath))
+    return record, hashlib.sha256(record).digest()
+
+
+def _exclusion(set_id: int, sent_id: int, frame_id: int | None, lu_id: int | None,
+               options: BuildOptions) -> tuple[str, str, int] | None:
+    if frame_id in options.exclude_frames:
+        return ("excluded:frame", "frame", frame_id)
+    if lu_id in options.exclude_lus:
+        return ("excluded:lu", "lu", lu_id)
+    if sent_id in options.exclude_sentences:
+        return ("excluded:sentence", "sentence", sent_id)
+    if set_id in options.exclude_annosets:
+        return ("excluded:annotation_set", "annotation_set", set_id)
+    return None
 
 
 def _tasks(release: Release, definition: SplitDefinition, options: BuildOptions) -> tuple[list[tuple[str, str]], list[str]]:
@@ -209,14 +170,66 @@ def _tasks(release: Release, definition: SplitDefinition, options: BuildOptions)
     return tasks, missing
 
 
-def _run(tasks: Sequence[tuple[str, str]], release: Release, options: BuildOptions, progress: Callable) -> Iterator[FileOutcome]:
-    jobs = job_count(options.jobs, len(tasks), per_job=4)
-    if jobs == 1:
-        _init_worker(release, options)
-        yield from progress(map(process_file, tasks), len(tasks))
+def _run(files: Sequence[str], release: Release, jobs: int) -> Iterator[tuple[bytes, bytes | None]]:
+    """The records of ``files``, in order, parsed in ``jobs`` processes."""
+    if not files:
         return
-    with process_pool(jobs, _init_worker, (release, options, True)) as pool:
-        yield from progress(pool.imap(process_file, tasks, chunksize=32), len(tasks))
+    jobs = job_count(jobs, len(files), per_job=4)
+    if jobs == 1:
+        _init_worker(release)
+        yield from map(_parse, files)
+        return
+    with process_pool(jobs, _init_worker, (release, True)) as pool:
+        yield from pool.imap(_parse, files, chunksize=8)
+
+
+def _records(
+    release: Release, tasks: Sequence[tuple[str, str]], jobs: int, cache: ReleaseCache | None,
+) -> Iterator[tuple[str, bytes]]:
+    """``(split, record)`` of every task, in task order: from the parsed-release cache when it holds
+    the task's folder, else parsed (with a cache, every file of the folder, stored as it goes)."""
+    by_folder: dict[str, list[tuple[str, str]]] = {}
+    for relpath, split in tasks:
+        by_folder.setdefault(relpath.split("/", 1)[0], []).append((relpath, split))
+    plans = []
+    to_parse: list[str] = []
+    for folder, folder_tasks in by_folder.items():
+        files = [relpath for relpath, _ in folder_tasks]
+        key, stored = None, None
+        if cache is not None:
+            every = release.list(folder)
+            key = folder_key(release, folder, every)
+            if key is not None:
+                files = every
+                stored = cache.read(key, folder, files)
+        if stored is None:
+            to_parse.extend(files)
+        plans.append((folder, folder_tasks, files, key, stored))
+    fresh = _run(to_parse, release, jobs)
+    for folder, folder_tasks, files, key, stored in plans:
+        with ExitStack() as stack:
+            if stored is not None:
+                source: Iterator[bytes] = stored
+            else:
+                entry = stack.enter_context(cache.writer(key, folder, files)) if cache is not None and key else None
+                source = _stored_as_read(fresh, len(files), entry)
+            if [relpath for relpath, _ in folder_tasks] == files:
+                yield from zip((split for _, split in folder_tasks), source)
+                continue
+            wanted = dict(folder_tasks)
+            kept = {relpath: record for relpath, record in zip(files, source) if relpath in wanted}
+            yield from ((split, kept[relpath]) for relpath, split in folder_tasks)
+
+
+def _stored_as_read(fresh: Iterator[tuple[bytes, bytes | None]], count: int, entry: EntryWriter | None) -> Iterator[bytes]:
+    """``count`` freshly parsed records, each added to the cache ``entry`` (when there is one) as it passes."""
+    for record, digest in islice(fresh, count):
+        if entry is not None:
+            if digest is not None:
+                entry.add(record, digest)
+            else:
+                entry.failed = True
+        yield record
 
 
 def _no_progress(items, total):
@@ -228,23 +241,59 @@ def build_splits(
     definition: SplitDefinition,
     options: BuildOptions,
     progress: Callable = _no_progress,
+    cache: ReleaseCache | None = None,
 ) -> BuildResult:
-    """Build the requested splits of ``release`` under ``definition`` (SPLITS.md)."""
+    """Build the requested splits of ``release`` under ``definition`` (SPLITS.md), reading the
+    annotation files through the parsed-release ``cache`` when given (an entry found corrupt is
+    reported in ``cache.problems``, removed, and its folder parsed again)."""
     tasks, missing = _tasks(release, definition, options)
+    for _ in range(2):  # fulltext's entry, then lu's
+        try:
+            return _build(release, definition, options, tasks, missing, progress, cache)
+        except CorruptEntry as exc:
+            assert cache is not None
+            cache.discard(exc.key, exc.why)
+    return _build(release, definition, options, tasks, missing, progress, None)
+
+
+def _build(
+    release: Release, definition: SplitDefinition, options: BuildOptions, tasks: list[tuple[str, str]],
+    missing: list[str], progress: Callable, cache: ReleaseCache | None,
+) -> BuildResult:
     ledger: dict[str, Counter] = {s: Counter() for s in SPLITS}
     records: dict[str, list[Record]] = {s: [] for s in SPLITS}
     files: dict[str, str] = {}
     problems: list[Problem] = []
     matched: set[tuple[str, int]] = set()
-    for outcome in _run(tasks, release, options, progress):
-        if options.strict and outcome.problems:
-            first = outcome.problems[0]
-            raise PyfnError(f"{first.message} (--strict)")
-        files[outcome.path] = outcome.sha256
-        problems.extend(outcome.problems)
-        ledger[outcome.split].update(outcome.removed)
-        records[outcome.split].extend(outcome.records)
-        matched |= outcome.matched
+    wanted = 0
+    for flt in get_filters(options.filters):
+        wanted |= parsed.FILTER_BITS[flt.name]
+    reasons = [(bit, f"filter:{name}") for name, bit in parsed.FILTER_BITS.items() if bit & wanted]
+    excluding = any((options.exclude_frames, options.exclude_lus, options.exclude_sentences, options.exclude_annosets))
+    for split, data in progress(_records(release, tasks, options.jobs, cache), len(tasks)):
+        record = parsed.loads(data)
+        if options.strict and record.problems:
+            raise PyfnError(f"{record.problems[0][2]} (--strict)")
+        files[record.path] = record.sha256
+        problems.extend(record.problem_list())
+        removed = ledger[split]
+        removed.update(dict(record.removed))
+        mask = wanted if split == "train" or options.filter_scope == "all" else 0
+        kept = records[split]
+        ids, sent_ids, frame_ids, lu_ids, masks, texts, sent_hashes, spans, lus, frames, lines = record.sets
+        for i, set_id in enumerate(ids):
+            if excluding:
+                excl = _exclusion(set_id, sent_ids[i], frame_ids[i], lu_ids[i], options)
+                if excl is not None:
+                    removed[excl[0]] += 1
+                    matched.add(excl[1:])
+                    continue
+            if masks[i] & mask:
+                removed[next(reason for bit, reason in reasons if masks[i] & bit)] += 1
+                continue
+            sent_hash = sent_hashes[i]
+            kept.append(_record((set_id, sent_hash, f"{sent_hash}\t{spans[i]}\t{lus[i]}\t{frames[i]}", texts[i],
+                                 f"{spans[i]}#{lus[i]}#{frames[i]}", lines[i])))
 
     # Step 5: no sentence of test in dev, none of dev or test in train.
     test_hashes = {r.sent_hash for r in records["test"]}
@@ -260,10 +309,11 @@ def build_splits(
     splits: dict[str, SplitData] = {}
     for name in SPLITS:
         kept, duplicates[name] = _dedup(records[name], ledger[name])
-        kept.sort(key=lambda r: (r.text, r.order, r.id))
+        kept.sort(key=_OUTPUT_ORDER)
         if name in options.splits:
-            starts = [i for i, r in enumerate(kept) if i == 0 or r.text != kept[i - 1].text]
-            splits[name] = SplitData(name, [r.line for r in kept], len({r.text.strip() for r in kept}), starts=starts)
+            texts = [r.text for r in kept]
+            starts = [i for i, (text, previous) in enumerate(zip(texts, [None, *texts])) if text != previous]
+            splits[name] = SplitData(name, [r.line for r in kept], len(set(map(str.strip, texts))), starts=starts)
     warnings = [
         f"{flag} {ident} matches no annotation set read"
         for kind, flag, idents in (
@@ -302,25 +352,27 @@ def _drop(records: list[Record], why: Callable[[Record], str | None], ledger: Co
 
 
 def _dedup(records: list[Record], ledger: Counter) -> tuple[list[Record], list[dict]]:
-    """Keep the lowest annotation-set ID per hash; list groups whose FE labels differ."""
-    groups: dict[str, list[Record]] = defaultdict(list)
+    """Keep the lowest annotation-set ID per hash (the first read among equal IDs); list groups whose
+    FE labels differ."""
+    first: dict[str, Record] = {}
+    groups: dict[str, list[Record]] = {}
     for record in records:
-        groups[record.set_hash].append(record)
-    kept: list[Record] = []
+        seen = first.setdefault(record.set_hash, record)
+        if seen is not record:
+            groups.setdefault(record.set_hash, [seen]).append(record)
     differing: list[dict] = []
     for set_hash, group in groups.items():
         group.sort(key=lambda r: r.id)
-        kept.append(group[0])
-        if len(group) > 1:
-            ledger["duplicate"] += len(group) - 1
-            if len({fe_signature(jsonl.loads(r.line)) for r in group}) > 1:
-                differing.append(
-                    {
-                        "hash": set_hash.replace("\t", " | "),
-                        "kept": group[0].id,
-                        "dropped": [r.id for r in group[1:]],
-                        "rule": DEDUP_RULE,
-                    }
-                )
+        first[set_hash] = group[0]
+        ledger["duplicate"] += len(group) - 1
+        if len({fe_signature(jsonl.loads(r.line)) for r in group}) > 1:
+            differing.append(
+                {
+                    "hash": set_hash.replace("\t", " | "),
+                    "kept": group[0].id,
+                    "dropped": [r.id for r in group[1:]],
+                    "rule": DEDUP_RULE,
+                }
+            )
     differing.sort(key=lambda d: d["kept"])
-    return kept, differing
+    return list(first.values()), differing

@@ -16,7 +16,9 @@ from pyfn.xp import record
 from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
 from pyfn.xp.report import page, readme
 from pyfn.xp.steps import Layout, Step, score_steps, script, steps
+from pyfn.xp.study import split_runs
 from pyfn.xp.variants import extra_steps
+from pyfn.workers import job_count, process_pool
 
 DEFAULT_ROOT = Path("experiments")
 
@@ -148,12 +150,15 @@ def _import_predictions(recipe: Recipe, layout: Layout, system_name: str, predic
 
 def run(
     folder: Path, main: Callable[[list[str]], int], step: str | None = None, system: str | None = None,
-    predictions: Path | None = None, log: Callable[[str], None] = lambda line: None,
+    predictions: Path | None = None, log: Callable[[str], None] = lambda line: None, jobs: int = 0,
 ) -> list[str]:
     """Run every step of the experiment in ``folder`` (or those named ``step`` / starting ``step:``).
 
     With ``predictions`` (and ``system``), the predictions are copied into the
-    experiment and only that system's import and score steps run.
+    experiment and only that system's import and score steps run. The drawn
+    splits of a study run in ``jobs`` processes (0: one per core), each split's
+    steps in order in one of them; every other step runs here, in order. The
+    outputs do not depend on ``jobs``.
     """
     recipe = load_recipe(folder)
     layout = Layout(folder)
@@ -169,14 +174,69 @@ def run(
         if not selected:
             names = sorted({s.name.split(":")[0].split("/")[0] for s in [*steps(recipe, layout), *extra_steps(recipe, folder)]})
             raise UsageError(f"no step {step!r} in experiment {recipe.number} (steps: {', '.join(names)})")
-    done = []
-    for i, current in enumerate(selected, 1):
-        log(f"pyfn xp {recipe.number}: step {i}/{len(selected)} {current.name}")
-        execute(current, recipe.number, main)
-        if current.name == "data":
-            _check_release(recipe, layout)
-        done.append(current.name)
+    done: list[str] = []
+    drawn = {f"{r.name}/" for r in split_runs(recipe, folder)[1:]}
+    position = {id(s): i for i, s in enumerate(selected, 1)}
+    for group in _groups(selected, drawn):
+        if len(group) == 1 or job_count(jobs, len(group)) == 1:
+            for steps_of in group:
+                for current in steps_of:
+                    log(f"pyfn xp {recipe.number}: step {position[id(current)]}/{len(selected)} {current.name}")
+                    execute(current, recipe.number, main)
+                    if current.name == "data":
+                        _check_release(recipe, layout)
+                    done.append(current.name)
+            continue
+        log(f"pyfn xp {recipe.number}: {len(group)} drawn splits in {job_count(jobs, len(group))} processes")
+        with process_pool(job_count(jobs, len(group)), _init_worker, (group, recipe.number, main)) as pool:
+            for names in pool.imap(_run_split, range(len(group))):
+                for name in names:
+                    log(f"pyfn xp {recipe.number}: step {position[id(_by_name(group, name))]}/{len(selected)} "
+                        f"{name} done")
+                done.extend(names)
     return done
+
+
+def _groups(selected: list[Step], drawn: set[str]) -> list[list[list[Step]]]:
+    """The steps in order, cut into runs: each step alone, except that the steps of consecutive drawn
+    splits of a study (named ``SPLIT/step``) form one run of per-split lists, which may go in parallel
+    (a drawn split's steps depend only on each other)."""
+
+    def split_of(step: Step) -> str | None:
+        prefix = step.name.split("/", 1)[0] + "/"
+        return prefix if "/" in step.name and prefix in drawn else None
+
+    out: list[list[list[Step]]] = []
+    for step in selected:
+        split = split_of(step)
+        if split is None or not out or split_of(out[-1][-1][-1]) is None:
+            out.append([[step]])
+        elif split_of(out[-1][-1][-1]) == split:
+            out[-1][-1].append(step)
+        else:
+            out[-1].append([step])
+    return out
+
+
+def _by_name(group: list[list[Step]], name: str) -> Step:
+    return next(s for steps_of in group for s in steps_of if s.name == name)
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(group: list[list[Step]], number: str, main: Callable[[list[str]], int]) -> None:
+    _WORKER.update(group=group, number=number, main=main)
+
+
+def _run_split(index: int) -> list[str]:
+    """Every step of one drawn split, in order (in a worker process: the steps' own commands run
+    in one process each, :func:`pyfn.workers.job_count`)."""
+    names = []
+    for step in _WORKER["group"][index]:
+        execute(step, _WORKER["number"], _WORKER["main"])
+        names.append(step.name)
+    return names
 
 
 def report(folder: Path) -> dict:

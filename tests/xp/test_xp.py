@@ -426,3 +426,27 @@ def test_a_partial_run_is_not_compared_with_the_manifest(root, capsys):
     assert main(["xp", "run", "003", "--step", "lexicon"]) == 0
     err = capsys.readouterr().err
     assert "some steps only, so not compared with" in err and "does NOT verify" not in err
+
+
+def test_drawn_splits_in_parallel_write_the_files_of_a_serial_run(root, capsys):
+    folder = _make(root, systems=STUDY)
+    path = folder / "experiment.toml"
+    path.write_text(path.read_text().replace('split = "standard"', 'split = "random(n=2, seed=4)"'))
+    serial = xp.run(folder, main, jobs=1)
+    first = {p.relative_to(folder): p.read_bytes() for p in sorted((folder / "work").rglob("*")) if p.is_file()}
+    shutil.rmtree(folder / "work")
+    capsys.readouterr()
+    parallel = xp.run(folder, main, jobs=2, log=print)
+    assert parallel == serial and any(name.startswith("random-seed5/") for name in parallel)
+    assert "2 drawn splits in 2 processes" in capsys.readouterr().out
+    again = {p.relative_to(folder): p.read_bytes() for p in sorted((folder / "work").rglob("*")) if p.is_file()}
+    assert again == first
+
+
+def test_steps_are_grouped_by_drawn_split():
+    from pyfn.xp.steps import Step
+
+    names = ["data", "score", "r1/data", "r1/score", "r2/data", "r2/score", "v/data"]
+    groups = xp._groups([Step(n) for n in names], {"r1/", "r2/"})
+    assert [[[s.name for s in split] for split in group] for group in groups] == [
+        [["data"]], [["score"]], [["r1/data", "r1/score"], ["r2/data", "r2/score"]], [["v/data"]]]

@@ -1,0 +1,279 @@
+"""The parsed-release cache: each annotation folder of a release (``fulltext/``, ``lu/``) parsed once.
+
+The first build from a release stores, per folder, every file's record as the
+split builder needs it (:mod:`pyfn.splits.parsed`: the kept sets' JSON lines,
+ids, filter bits, hashes' parts, problems and counts); later builds of any
+split, filter, exclusion or format from the same release read it instead of
+parsing the XML again. The output is the same, byte for byte.
+
+**Where.** ``$PYFN_CACHE/releases`` (default ``~/.cache/pyfn/releases``,
+``XDG_CACHE_HOME`` honoured); ``--cache-dir DIR`` uses ``DIR/releases``,
+``--no-cache`` neither reads nor writes it. Delete the folder to clear it.
+
+**Key.** sha256 over: the entry :data:`FORMAT`, the reader's digest (sha256
+of the source of every module that decides what a record holds, so any change
+to the readers, filters, hashing or JSON lines misses), the record layout,
+Python's ``marshal`` version, lxml's version, the folder, its file list and
+the release's content: for a zip, the sha256 of the zip file; for a
+directory, every file's path, size, modification time (ns) and inode (a
+folder with a file modified in the last :data:`RACY_SECONDS` seconds is not
+cached, so that a later change cannot share a timestamp with it).
+
+**Entry.** ``releases/KK/KEY.bin``: one JSON header line (format, key,
+folder, file list) then, per file in list order, an 8-byte big-endian
+length, the 32-byte sha256 of the record and the record. Each record's hash
+is checked before it is used; a bad header, hash, length or trailing byte
+makes the entry corrupt: it is reported, removed and the folder parsed
+again. Entries are written under a temporary name and renamed when complete,
+so two concurrent runs never see half an entry (the last to finish replaces
+the other's identical one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+import os
+import queue
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import IO
+
+from lxml import etree
+
+from pyfn.framenet.release import Release
+
+FORMAT = 1
+"""Version of the entry layout; part of every key."""
+RACY_SECONDS = 2.0
+"""A directory folder holding a file modified this recently is not cached."""
+_READER_MODULES = (
+    "framenet/annotations.py", "framenet/xml.py", "framenet/cache.py", "model.py", "formats/jsonl.py",
+    "splits/parsed.py", "splits/filters.py", "splits/validity.py", "splits/hashing.py",
+)
+_LENGTH = 8
+_DIGEST = 32
+_AHEAD = 64
+"""Records read and checked ahead of the builder, at most."""
+
+
+class CorruptEntry(Exception):
+    """A cache entry that failed a check: its key and why."""
+
+    def __init__(self, key: str, why: str) -> None:
+        super().__init__(f"cache entry {key}: {why}")
+        self.key = key
+        self.why = why
+
+
+def default_cache_root() -> Path:
+    """``$PYFN_CACHE``, else ``~/.cache/pyfn`` (``XDG_CACHE_HOME`` honoured): the root of pyfn's caches."""
+    root = os.environ.get("PYFN_CACHE")
+    if root:
+        return Path(root)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "pyfn"
+
+
+@lru_cache(maxsize=1)
+def reader_digest() -> str:
+    """sha256 of the source of the modules that decide what a parsed record holds."""
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for name in _READER_MODULES:
+        digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=8)
+def _zip_digest(path: str, size: int, mtime_ns: int) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def folder_key(release: Release, folder: str, files: Sequence[str]) -> str | None:
+    """The cache key of ``folder`` of ``release`` holding ``files`` (None: not cacheable now)."""
+    from pyfn.splits import parsed  # noqa: PLC0415 - the record layout is part of the key
+
+    if release.kind == "zip":
+        stat = os.stat(release.path)
+        identity: list = ["zip", _zip_digest(str(Path(release.path).resolve()), stat.st_size, stat.st_mtime_ns)]
+    else:
+        now = time.time_ns()
+        identity = ["dir", str(Path(release.path).resolve()), release.root]
+        for relpath in files:
+            stat = os.stat(Path(release.path) / release.root / relpath)
+            if now - stat.st_mtime_ns < RACY_SECONDS * 1e9:
+                return None
+            identity.append([relpath, stat.st_size, stat.st_mtime_ns, stat.st_ino])
+    description = {
+        "format": FORMAT, "reader": reader_digest(), "record": parsed.FORMAT, "marshal": marshal.version,
+        "lxml": etree.LXML_VERSION, "folder": folder, "files": list(files), "release": identity,
+    }
+    return hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()
+
+
+class ReleaseCache:
+    """Entries under one directory (``ROOT/releases``); ``problems`` lists the entries found corrupt."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = Path(directory)
+        self.problems: list[str] = []
+
+    @classmethod
+    def under(cls, root: Path | None = None) -> ReleaseCache:
+        """The cache in ``root/releases`` (default :func:`default_cache_root`)."""
+        return cls((Path(root) if root is not None else default_cache_root()) / "releases")
+
+    def path(self, key: str) -> Path:
+        """Where the entry of ``key`` lives."""
+        return self.directory / key[:2] / f"{key}.bin"
+
+    def read(self, key: str, folder: str, files: Sequence[str]) -> Iterator[bytes] | None:
+        """The records of ``files`` stored under ``key``, in order, each hash-checked as it is read
+        (None when there is no entry). A failed check raises :class:`CorruptEntry` while iterating."""
+        path = self.path(key)
+        try:
+            handle = open(path, "rb")
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            self.discard(key, f"unreadable ({exc.strerror or exc})")
+            return None
+        return self._records(handle, key, folder, list(files))
+
+    def _records(self, handle: IO[bytes], key: str, folder: str, files: list[str]) -> Iterator[bytes]:
+        """The checked records, read and hashed in a thread ahead of their use (both release the GIL:
+        on two cores the check costs the builder nothing), at most :data:`_AHEAD` records ahead."""
+        ahead: queue.Queue = queue.Queue(_AHEAD)
+        stop = threading.Event()
+        reader = threading.Thread(target=self._check, args=(handle, key, folder, files, ahead, stop), daemon=True)
+        reader.start()
+        try:
+            while (item := ahead.get()) is not None:
+                if isinstance(item, CorruptEntry):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+            while reader.is_alive():  # unblock a reader waiting on a full queue
+                try:
+                    ahead.get(timeout=0.05)
+                except queue.Empty:
+                    pass
+            handle.close()
+
+    @staticmethod
+    def _check(handle: IO[bytes], key: str, folder: str, files: list[str], ahead: queue.Queue,
+               stop: threading.Event) -> None:
+        def put(item: object) -> bool:
+            while not stop.is_set():
+                try:
+                    ahead.put(item, timeout=0.05)
+                    return True
+                except queue.Full:
+                    pass
+            return False
+
+        try:
+            try:
+                header = json.loads(handle.readline())
+            except ValueError:
+                raise CorruptEntry(key, "bad header") from None
+            if header != {"format": FORMAT, "key": key, "folder": folder, "files": files}:
+                raise CorruptEntry(key, "header does not match its key")
+            if not files and handle.read(1):
+                raise CorruptEntry(key, "trailing bytes")
+            for i, relpath in enumerate(files, 1):
+                head = handle.read(_LENGTH + _DIGEST)
+                size = int.from_bytes(head[:_LENGTH], "big")
+                record = handle.read(size) if len(head) == _LENGTH + _DIGEST else b""
+                if len(record) != size or hashlib.sha256(record).digest() != head[_LENGTH:]:
+                    raise CorruptEntry(key, f"record of {relpath} truncated or changed: hash mismatch")
+                if i == len(files) and handle.read(1):  # checked before the last record is used
+                    raise CorruptEntry(key, "trailing bytes")
+                if not put(record):
+                    return
+        except CorruptEntry as exc:
+            put(exc)
+            return
+        except OSError as exc:
+            put(CorruptEntry(key, f"unreadable ({exc.strerror or exc})"))
+            return
+        put(None)
+
+    def discard(self, key: str, why: str) -> None:
+        """Report the entry of ``key`` as corrupt and remove it."""
+        path = self.path(key)
+        self.problems.append(f"{path}: corrupt parsed-release cache entry ({why}); removed, the XML is read again")
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+    @contextmanager
+    def writer(self, key: str, folder: str, files: Sequence[str]) -> Iterator[EntryWriter]:
+        """Write the entry of ``key``: add every file's record in order; the entry is renamed into place
+        when every record was added and the block ended without error. An entry that cannot be written
+        is no error (the cache only saves time): nothing is left of it."""
+        path = self.path(key)
+        entry = EntryWriter(len(files))
+        tmp: str | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            entry.handle = os.fdopen(fd, "wb")
+            header = {"format": FORMAT, "key": key, "folder": folder, "files": list(files)}
+            entry.handle.write(json.dumps(header).encode() + b"\n")
+        except OSError:
+            entry.failed = True
+        try:
+            yield entry
+        except BaseException:
+            entry.failed = True
+            raise
+        finally:
+            try:
+                if entry.handle is not None:
+                    entry.handle.close()
+                if tmp is not None and not entry.failed and entry.count == entry.expected:
+                    os.replace(tmp, path)
+                    tmp = None
+            except OSError:
+                pass
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+
+class EntryWriter:
+    """Appends records to an entry being written (a failed write only marks it failed)."""
+
+    def __init__(self, expected: int) -> None:
+        self.expected = expected
+        self.count = 0
+        self.failed = False
+        self.handle: IO[bytes] | None = None
+
+    def add(self, record: bytes, digest: bytes | None = None) -> None:
+        """Append one file's record (in the entry's file order), with its sha256 ``digest`` when the
+        caller has it already."""
+        if self.failed or self.handle is None:
+            return
+        try:
+            self.handle.write(len(record).to_bytes(_LENGTH, "big") + (digest or hashlib.sha256(record).digest()))
+            self.handle.write(record)
+        except OSError:
+            self.failed = True
+        self.count += 1

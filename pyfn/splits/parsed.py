@@ -1,0 +1,128 @@
+"""One annotation file as the split builder needs it, whatever the build options: a compact record.
+
+:func:`parse_file` reads a ``fulltext/`` or ``lu/`` file and does SPLITS.md
+steps 1-2 and everything of steps 3-6 that does not depend on an option: per
+kept (valid) set, its ids for the exclusions, a bit per registered filter
+(:data:`~pyfn.splits.filters.FILTERS`, in registry order) saying whether the
+filter removes it, its sentence text, target spans, LU and frame names (the
+dedup hash and output order are made from them) and its JSON line (the
+lossless pivot). The record is a tuple of lists, serialized with
+:mod:`marshal`: it crosses from the reading processes to the builder as
+bytes, and the same bytes are what the parsed-release cache stores
+(:mod:`pyfn.framenet.cache`), so a cold build and a warm one run the same
+code from there on.
+
+Layout (``FORMAT``)::
+
+    (path, sha256, sentences, problems, removed, sets)
+    problems = [(reason, where, message), ...]
+    removed  = [(ledger reason, count), ...]         # no_target:*, invalid:*, malformed_*
+    sets     = (ids, sentence_ids, frame_ids, lu_ids, filter_masks, texts, sentence_hashes, spans, lus,
+                frames, lines)
+
+``texts`` are sentence texts without trailing whitespace,
+``sentence_hashes`` their :func:`~pyfn.splits.hashing.sentence_hash` (one
+string object per sentence: stored once), ``spans`` the sorted target spans
+as ``s#e[#s#e...]``.
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections import Counter
+from sys import intern
+from typing import Any, NamedTuple
+
+from pyfn.errors import Problem, PyfnError
+from pyfn.formats import jsonl
+from pyfn.framenet.annotations import read_annotations
+from pyfn.splits.filters import FILTERS
+from pyfn.splits.hashing import sentence_hash
+from pyfn.splits.validity import invalid_reason
+
+FORMAT = 1
+"""Version of the record layout."""
+FILTER_BITS = {name: 1 << i for i, name in enumerate(FILTERS)}
+"""The bit of each registered filter in a set's mask."""
+
+
+class ParsedFile(NamedTuple):
+    """A file's record (see the module docstring)."""
+
+    path: str
+    sha256: str
+    sentences: int
+    problems: list[tuple[str, str, str]]
+    removed: list[tuple[str, int]]
+    sets: tuple[list[Any], ...]
+
+    def problem_list(self) -> list[Problem]:
+        """The problems as :class:`~pyfn.errors.Problem` objects."""
+        return [Problem(*p) for p in self.problems]
+
+
+def _no_sets() -> tuple[list[Any], ...]:
+    return ([], [], [], [], [], [], [], [], [], [], [])
+
+
+def malformed(relpath: str, message: str) -> ParsedFile:
+    """The record of a file that cannot be read as a whole."""
+    return ParsedFile(relpath, "", 0, [("malformed_file", relpath, message)], [("malformed_file", 1)], _no_sets())
+
+
+def parse_file(data: bytes, relpath: str) -> ParsedFile:
+    """Read one annotation file's bytes into its record (a file that is not readable XML gives a
+    ``malformed_file`` record, as the builder counts it)."""
+    try:
+        result = read_annotations(data, relpath)
+    except PyfnError as exc:
+        return malformed(relpath, str(exc))
+    removed: Counter = Counter(p.reason for p in result.problems)
+    removed.update(result.not_annotation_sets)
+    sets = _no_sets()
+    ids, sent_ids, frame_ids, lu_ids, masks, texts, hashes, spans_col, lus, frames, lines = sets
+    filters = [(FILTER_BITS[f.name], f.removes) for f in FILTERS.values()]
+    sentences: dict[str, tuple[str, str]] = {}
+    for aset in result.sets:
+        reason = invalid_reason(aset)
+        if reason is not None:
+            removed[reason] += 1
+            continue
+        mask = 0
+        for bit, removes in filters:
+            if removes(aset):
+                mask |= bit
+        ids.append(aset.id)
+        sent_ids.append(aset.sentence.id)
+        frame_ids.append(aset.frame_id)
+        lu_ids.append(aset.lu_id)
+        masks.append(mask)
+        text = aset.sentence.text
+        if text not in sentences:
+            sentences[text] = (text.rstrip(), sentence_hash(text))
+        stripped, sent_hash = sentences[text]
+        texts.append(stripped)
+        hashes.append(sent_hash)
+        spans_col.append("#".join(f"{s}#{e}" for s, e in aset.target))
+        lus.append(intern(aset.lu_name))
+        frames.append(intern(aset.frame_name))
+        lines.append(jsonl.dumps(aset))
+    return ParsedFile(relpath, result.sha256, result.sentences, [(p.reason, p.where, p.message) for p in result.problems],
+                      sorted(removed.items()), sets)
+
+
+def dumps(parsed: ParsedFile) -> bytes:
+    """The record as bytes."""
+    return marshal.dumps(tuple(parsed))
+
+
+def loads(data: bytes) -> ParsedFile:
+    """A record from :func:`dumps`; ``ValueError`` when the bytes are not one."""
+    try:
+        value = marshal.loads(data)
+        parsed = ParsedFile(*value)
+    except (EOFError, TypeError, ValueError) as exc:
+        raise ValueError(f"not a parsed-file record: {exc}") from None
+    if len(parsed.sets) != 11 or len({len(column) for column in parsed.sets}) != 1:
+        raise ValueError("not a parsed-file record: ragged set columns")
+    return parsed

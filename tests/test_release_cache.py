@@ -1,0 +1,195 @@
+"""The parsed-release cache (pyfn.framenet.cache): same bytes with and without it, integrity, keys, CLI options."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from pyfn.cli import main
+from pyfn.convert import convert
+from pyfn.framenet import open_release
+from pyfn.framenet.cache import RACY_SECONDS, ReleaseCache, folder_key
+from pyfn.resources import resource_path
+from pyfn.splits import builder, parsed
+from pyfn.splits.builder import BuildOptions
+from pyfn.splits.definitions import SplitDefinition
+
+from conftest import FN15_EXCLUDED, FN15_STD_FORMATS, fulltext_xml, make_release
+
+FORMATS = ("jsonl", "semafor", "bios", "conllx", "conllu", "semeval")
+OLD = 1_600_000_000  # a modification time long past: the folder may be cached
+
+
+def _aged(folder: Path) -> Path:
+    for path in folder.rglob("*"):
+        os.utime(path, (OLD, OLD))
+    return folder
+
+
+@pytest.fixture
+def sample(tmp_path: Path) -> Path:
+    """A copy of the bundled sample whose files are old enough to be cached."""
+    return _aged(Path(shutil.copytree(resource_path("sample"), tmp_path / "sample")))
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _entries(cache: ReleaseCache) -> list[Path]:
+    return sorted(cache.directory.glob("*/*.bin"))
+
+
+def _no_parsing(monkeypatch):
+    def refuse(relpath):
+        raise AssertionError(f"{relpath} parsed although the cache holds it")
+
+    monkeypatch.setattr(builder, "_parse", refuse)
+
+
+def test_warm_build_reads_only_the_cache_and_writes_the_same_bytes_in_every_format(sample, tmp_path, monkeypatch):
+    cache = ReleaseCache(tmp_path / "cache")
+    options = BuildOptions(jobs=1)
+    convert(sample, tmp_path / "none", to=FORMATS, options=options)
+    convert(sample, tmp_path / "cold", to=FORMATS, options=options, cache=cache)
+    assert len(_entries(cache)) == 1  # fulltext/
+    _no_parsing(monkeypatch)
+    convert(sample, tmp_path / "warm", to=FORMATS, options=options, cache=cache)
+    assert not cache.problems
+    reference = _files(tmp_path / "none")
+    assert {name.split(".")[-1] for name in reference} >= {"jsonl", "frames", "bios", "conllx", "conllu", "xml"}
+    assert _files(tmp_path / "cold") == reference
+    assert _files(tmp_path / "warm") == reference
+
+
+@pytest.mark.parametrize("options", [
+    BuildOptions(splits=("dev", "test"), jobs=1),
+    BuildOptions(filters=("overlap_fes", "no_fes"), filter_scope="all", jobs=1),
+    BuildOptions(exclude_frames=frozenset({1}), exclude_lus=frozenset({1}), exclude_sentences=frozenset({1}),
+                 exclude_annosets=frozenset({1}), strict=False, jobs=1),
+    BuildOptions(with_exemplars=True, filters=("disc_targets",), jobs=2),
+])
+def test_any_split_filter_or_exclusion_from_one_cache_entry(sample, tmp_path, options):
+    cache = ReleaseCache(tmp_path / "cache")
+    convert(sample, tmp_path / "fill", to="jsonl", options=BuildOptions(with_exemplars=True), cache=cache)
+    for name, kwargs in (("none", {}), ("warm", {"cache": cache})):
+        convert(sample, tmp_path / name, to=("jsonl", "semeval"), options=options, **kwargs)
+    assert _files(tmp_path / "warm") == _files(tmp_path / "none")
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "append", "header"])
+def test_a_corrupt_entry_is_reported_removed_and_rebuilt(sample, tmp_path, damage):
+    cache = ReleaseCache(tmp_path / "cache")
+    convert(sample, tmp_path / "a", to="jsonl", cache=cache)
+    (entry,) = _entries(cache)
+    data = bytearray(entry.read_bytes())
+    if damage == "flip":
+        data[len(data) // 2] ^= 0x01
+    elif damage == "truncate":
+        data = data[: len(data) - 100]
+    elif damage == "append":
+        data += b"x"
+    else:
+        data[:1] = b"["
+    entry.write_bytes(bytes(data))
+    manifest = convert(sample, tmp_path / "b", to="jsonl", cache=cache)
+    assert len(cache.problems) == 1 and "corrupt parsed-release cache entry" in cache.problems[0]
+    assert any("corrupt parsed-release cache entry" in w for w in manifest["warnings"])
+    assert _files(tmp_path / "b").keys() == _files(tmp_path / "a").keys()
+    assert (tmp_path / "b" / "train.jsonl").read_bytes() == (tmp_path / "a" / "train.jsonl").read_bytes()
+    again = ReleaseCache(tmp_path / "cache")  # rebuilt: read cleanly now
+    convert(sample, tmp_path / "c", to="jsonl", cache=again)
+    assert again.problems == [] and _entries(again) == [entry]
+
+
+def test_the_key_follows_the_content_of_a_directory_release(sample, tmp_path):
+    release = open_release(sample)
+    files = release.list("fulltext")
+    key = folder_key(release, "fulltext", files)
+    assert key is not None and key == folder_key(release, "fulltext", files)
+    path = sample / files[0]
+    path.write_bytes(path.read_bytes().replace(b"</fullTextAnnotation>", b"<!-- x --></fullTextAnnotation>"))
+    assert folder_key(release, "fulltext", files) is None  # just modified: not cached yet
+    os.utime(path, (OLD + 5, OLD + 5))
+    assert folder_key(release, "fulltext", files) not in (None, key)
+
+
+def test_a_zip_release_is_keyed_by_its_bytes(sample, tmp_path):
+    archive = tmp_path / "fn.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for path in sorted(sample.rglob("*")):
+            if path.is_file():
+                out.write(path, "fndata-1.5/" + str(path.relative_to(sample)))
+    release = open_release(archive)
+    files = release.list("fulltext")
+    key = folder_key(release, "fulltext", files)
+    assert key is not None and key != folder_key(open_release(sample), "fulltext", files)
+    cache = ReleaseCache(tmp_path / "cache")
+    convert(archive, tmp_path / "a", to="jsonl", cache=cache)
+    assert [p.stem for p in _entries(cache)] == [key]
+
+
+def test_a_fresh_release_is_read_but_not_cached(tmp_path):
+    fresh = make_release(tmp_path / "fn", {"train.xml": fulltext_xml([{"id": 1, "text": "Kim gave a book .", "sets": [
+        {"id": 11, "target": [(4, 7)], "fes": [("Donor", 0, 2)]}]}])})
+    cache = ReleaseCache(tmp_path / "cache")
+    definition = SplitDefinition("t", dev=(), test=())
+    result = builder.build_splits(open_release(fresh), definition, BuildOptions(), cache=cache)
+    assert result.splits["train"].annotation_sets == 1 and _entries(cache) == []
+    assert RACY_SECONDS >= 1
+
+
+def test_an_unwritable_cache_is_no_error(sample, tmp_path):
+    (tmp_path / "cache").write_text("a file where the cache folder should be")
+    cache = ReleaseCache(tmp_path / "cache")
+    convert(sample, tmp_path / "a", to="jsonl", cache=cache)
+    convert(sample, tmp_path / "b", to="jsonl")
+    assert _files(tmp_path / "a") == _files(tmp_path / "b")
+
+
+def test_cli_cache_dir_and_no_cache(sample, tmp_path):
+    args = ["convert", "--source", str(sample), "--to", "jsonl", "--quiet"]
+    assert main([*args, "--target", str(tmp_path / "a"), "--no-cache", "--cache-dir", str(tmp_path / "c1")]) == 0
+    assert not (tmp_path / "c1").exists()
+    assert main([*args, "--target", str(tmp_path / "b"), "--cache-dir", str(tmp_path / "c2")]) == 0
+    assert len(list((tmp_path / "c2" / "releases").glob("*/*.bin"))) == 1
+    assert _files(tmp_path / "a") == _files(tmp_path / "b")
+
+
+def test_two_concurrent_runs_share_one_entry(sample, tmp_path):
+    env = {**os.environ, "PYFN_CACHE": str(tmp_path / "cache")}
+    runs = [subprocess.Popen([sys.executable, "-m", "pyfn", "convert", "--source", str(sample), "--target",
+                              str(tmp_path / name), "--to", "jsonl", "--with-exemplars", "--quiet"], env=env)
+            for name in ("a", "b")]
+    assert [run.wait() for run in runs] == [0, 0]
+    assert _files(tmp_path / "a") == _files(tmp_path / "b")
+    leftovers = [p.name for p in (tmp_path / "cache").rglob("*") if p.is_file() and not p.name.endswith(".bin")]
+    assert leftovers == [] and len(list((tmp_path / "cache").rglob("*.bin"))) == 2  # fulltext/ and lu/
+
+
+def test_parsed_record_round_trip_and_bad_bytes(sample):
+    release = open_release(sample)
+    relpath = release.list("fulltext")[0]
+    record = parsed.parse_file(release.read(relpath), relpath)
+    assert parsed.loads(parsed.dumps(record)) == record
+    assert len(record.sets[0]) > 0 and record.sha256
+    with pytest.raises(ValueError):
+        parsed.loads(b"\x00not marshal")
+
+
+def test_fn15_with_the_cache_cold_and_warm_gives_the_files_of_a_run_without_it(fn15, fn15_std, tmp_path, monkeypatch):
+    cache = ReleaseCache(tmp_path / "cache")
+    options = BuildOptions(exclude_frames=FN15_EXCLUDED)
+    convert(fn15, tmp_path / "cold", to="jsonl", options=options, cache=cache)
+    reference = _files(fn15_std.dir)
+    assert {name: data for name, data in _files(tmp_path / "cold").items() if name.endswith(".jsonl")} == {
+        name: data for name, data in reference.items() if name.endswith(".jsonl")}
+    _no_parsing(monkeypatch)
+    convert(fn15, tmp_path / "warm", to=FN15_STD_FORMATS, options=options, cache=cache)
+    assert _files(tmp_path / "warm") == reference  # manifest.json included
