@@ -254,7 +254,8 @@ def framenet_reader(folder: Path) -> Iterator[object]:
 
 def run_shipped_experiment(number: str, root: Path) -> subprocess.CompletedProcess:
     """Run ``scripts/xp_NNN.sh`` in ``root``, a copy of the repository layout (the script and the
-    experiment's recipe and manifest), as from a fresh clone (its own preprocessing cache)."""
+    experiment's recipe and manifest), as from a fresh clone: its own preprocessing cache, and the
+    session's parsed-release cache (which gives the files a run without it gives: tests/test_release_cache.py)."""
     import shutil  # noqa: PLC0415
 
     name = f"xp_{number}"
@@ -265,6 +266,11 @@ def run_shipped_experiment(number: str, root: Path) -> subprocess.CompletedProce
     for file in ("experiment.toml", "manifest.json"):
         shutil.copy(REPO / "experiments" / name / file, folder)
     env = {**os.environ, "PYFN_FN15": str(FN15), "PYFN_CACHE": str(root / "cache")}
+    session = os.environ.get("PYFN_CACHE")
+    if session:  # the release parsed once per test session, not once per script
+        (Path(session) / "releases").mkdir(parents=True, exist_ok=True)
+        (root / "cache").mkdir()
+        (root / "cache" / "releases").symlink_to(Path(session) / "releases", target_is_directory=True)
     return subprocess.run(["bash", str(root / "scripts" / f"{name}.sh")], cwd=root, env=env,
                           capture_output=True, text=True)
 
