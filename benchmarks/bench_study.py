@@ -49,7 +49,7 @@ def main() -> None:
         env = {**os.environ, "PYFN_FN15": str(FN15), "PYFN_CACHE": str(root / "cache")}
         if args.pythonpath:
             env["PYTHONPATH"] = args.pythonpath
-        cmd = [sys.executable, "-m", "pyfn", "xp", "run", "004", "--root", str(root / "experiments")]
+        cmd = [sys.executable, "-m", "pyfn", "xp", "--root", str(root / "experiments"), "run", "004"]
         if args.jobs is not None:
             cmd += ["--jobs", str(args.jobs)]
         before = conditions()
