@@ -39,13 +39,10 @@ def synced_once() -> Iterator[None]:
     if not hasattr(os, "sync"):
         yield
         return
-    global _SYNC
-    saved, _SYNC = _SYNC, False
-    try:
+    durable = _SYNC
+    with scratch_files():
         yield
-    finally:
-        _SYNC = saved
-    if saved:
+    if durable:
         os.sync()
 
 
