@@ -147,3 +147,27 @@ def test_compare_all_protocols_ranks_each_system_and_says_where_the_ranking_move
     tree.write(str(tmp_path / "cut.xml"))
     assert main(["compare", "--all-protocols", "--gold", str(gold), str(fes), str(tmp_path / "cut.xml"), *lex]) == 1
     assert "do not cover the same gold sentences" in capsys.readouterr().err
+
+
+def test_a_predicted_sentence_outside_gold_costs_precision_where_the_protocol_counts_it(tmp_path, capsys):
+    """span-finder scores every predicted event of every sentence: one outside gold is all false positives.
+    Open-SESAME's and frame-semantic-transformer's scores skip predicted sets off gold targets, so theirs too."""
+    gold = HERE / "cases" / "test15.gold.xml"
+    pred = HERE / "cases" / "test_fes_dropped.pred.xml"
+    tree = etree.parse(str(pred))
+    first = tree.find(".//sentence")
+    extra = etree.fromstring(etree.tostring(first))
+    extra.set("ID", "999")
+    first.getparent().append(extra)
+    tree.write(str(tmp_path / "extra.xml"))
+    lexicon = ScorerLexicon([], [], [], INVENTORY)
+    before = run("spanfinder", gold, pred, lexicon=lexicon, lexicon_tag="t")
+    after = run("spanfinder", gold, tmp_path / "extra.xml", lexicon=lexicon, lexicon_tag="t")
+    events = len(first.findall(".//annotationSet"))
+    assert after.measure("tri-i").counts.fp == before.measure("tri-i").counts.fp + events
+    assert after.measure("tri-i").counts.tp == before.measure("tri-i").counts.tp
+    assert after.measure("tri-i").precision < before.measure("tri-i").precision
+    assert after.card.skipped["pred_sentence_not_in_gold"] == 1
+    for name in ("sesame-labeled", "fst-text"):
+        assert (run(name, gold, tmp_path / "extra.xml", lexicon=lexicon, lexicon_tag="t").measure().counts
+                == run(name, gold, pred, lexicon=lexicon, lexicon_tag="t").measure().counts)

@@ -172,10 +172,13 @@ class SentencePair:
 
 @dataclass
 class Paired:
-    """Every gold sentence with its prediction (none when missing or of another text), and what was left out."""
+    """Every gold sentence with its prediction (none when missing or of another text), the predicted
+    sentences outside gold (``outside``: no gold set; a protocol that counts a predicted set off every gold
+    target as a false positive counts theirs), and what was left out."""
 
     sentences: list[SentencePair]
     skipped: Counter = field(default_factory=Counter)
+    outside: list[SentencePair] = field(default_factory=list)
 
 
 def _doc(path: Path) -> Doc:
@@ -187,7 +190,7 @@ def read_pair(gold: Path, pred: Path) -> Paired:
 
     A gold sentence without a prediction of its ID and text gets no predicted
     set (counted ``gold_sentence_without_prediction``); predicted sentences
-    outside gold are counted ``pred_sentence_not_in_gold`` and not read further.
+    outside gold are counted ``pred_sentence_not_in_gold`` and kept in ``outside``.
     """
     gold_doc, pred_doc = _doc(gold), _doc(pred)
     pairing = pair(gold_doc.sentences, pred_doc.sentences)
@@ -203,6 +206,10 @@ def read_pair(gold: Path, pred: Path) -> Paired:
             pred_sets = ()
             out.skipped["gold_sentence_without_prediction"] += 1
         out.sentences.append(SentencePair(index, text, toks, gold_sets, pred_sets))
+    for position in pairing.not_in_gold:
+        text = pred_doc.sentences[position][1]
+        toks = tokens(text)
+        out.outside.append(SentencePair(-1, text, toks, (), tuple(token_set(a, toks) for a in pred_doc.sets[position])))
     if pairing.not_in_gold:
         out.skipped["pred_sentence_not_in_gold"] += len(pairing.not_in_gold)
     return out

@@ -123,7 +123,7 @@ def score(gold: Path, pred: Path, *, headline: str = "arg-c") -> Result:
     paired = read_pair(gold, pred)
     skipped.update(paired.skipped)
     totals = dict.fromkeys(MEASURES, ZERO)
-    for pair_ in paired.sentences:
+    for pair_ in [*paired.sentences, *paired.outside]:  # outside gold: every event and argument a false positive
         g, p = trees(pair_, skipped)
         for name, counts in sentence(p, g).items():
             totals[name] += counts
@@ -138,7 +138,7 @@ def score(gold: Path, pred: Path, *, headline: str = "arg-c") -> Result:
         span_match="exact whitespace tokens; a target from its first to its last token",
         weights="1 (no coreness)",
         skips="events overlapping an earlier event (with their arguments), arguments overlapping an earlier one, "
-              "rank-2 FE labels",
+              "rank-2 FE labels (predicted sentences outside gold are scored against no gold: false positives)",
         skipped=dict(skipped),
         signature=signature("spanfinder", gold, None),
     )
