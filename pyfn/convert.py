@@ -30,7 +30,7 @@ from pyfn.model import AnnotationSet, Frame
 from pyfn.outdir import check_target, files_under, staged
 from pyfn.preprocess.directory import Prepared, Progress, manifest_record, no_progress, prepare, preprocess_splits
 from pyfn.preprocess.runner import PreprocessOptions
-from pyfn.splits.builder import DEDUP_RULE, SPLITS, BuildOptions, BuildResult, build_splits
+from pyfn.splits.builder import DEDUP_RULE, SPLITS, BuildOptions, BuildResult, build_splits, missing_documents
 from pyfn.splits.definitions import SplitDefinition, balanced_random_split, kfold_splits, random_split, standard_split
 from pyfn.splits.filters import FILTERS
 from pyfn.units import manifest_units
@@ -95,12 +95,6 @@ def _options_record(options: BuildOptions, spec: SplitSpec) -> dict[str, Any]:
         record.pop("filter_scope")
     record["split"] = asdict(spec)
     return record
-
-
-def _missing(release: Release, definition: SplitDefinition) -> bool:
-    """Whether the release lacks a dev or test document of ``definition`` (the build says which)."""
-    present = {path.rsplit("/", 1)[-1] for path in release.list("fulltext")}
-    return bool((set(definition.dev) | set(definition.test)) - present)
 
 
 def _signature(release: Release, definition: SplitDefinition, options: BuildOptions, missing: bool) -> str:
@@ -334,7 +328,8 @@ def _convert_release(
     if by_chunk and ("bios" in tos or "parquet" in tos) and formats.frames is None:
         formats = replace(formats, frames=read_frames(release))
     if by_chunk and "parquet" in tos:  # the workers start before the build: its signature, from the same inputs
-        formats = replace(formats, signature=_signature(release, definition, options, _missing(release, definition)))
+        missing = bool(missing_documents(release, definition))
+        formats = replace(formats, signature=_signature(release, definition, options, missing))
     with ExitStack() as stack:
         # the writers' processes start before the splits are built (chunked.writer_pool says why)
         pool = (stack.enter_context(writer_pool(target, chunked, formats, options.jobs, several=len(tos) > 1))

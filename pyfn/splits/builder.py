@@ -152,10 +152,15 @@ def _exclusion(set_id: int, sent_id: int, frame_id: int | None, lu_id: int | Non
     return None
 
 
+def missing_documents(release: Release, definition: SplitDefinition) -> list[str]:
+    """The dev and test documents of ``definition`` that the release lacks, sorted."""
+    present = {p.rsplit("/", 1)[-1] for p in release.list("fulltext")}
+    return sorted((set(definition.dev) | set(definition.test)) - present)
+
+
 def _tasks(release: Release, definition: SplitDefinition, options: BuildOptions) -> tuple[list[tuple[str, str]], list[str]]:
     fulltext = release.list("fulltext")
-    present = {p.rsplit("/", 1)[-1] for p in fulltext}
-    missing = sorted((set(definition.dev) | set(definition.test)) - present)
+    missing = missing_documents(release, definition)
     if missing and not options.allow_incomplete:
         raise PyfnError(
             f"{release.label}: split {definition.name} names documents the release lacks: {', '.join(missing)}"
