@@ -183,6 +183,8 @@ def test_moved_ids_and_changed_texts_are_check_d(tmp_path, release):
     assert d["annotation_sets"] == {"in_both": 2, "only_audited": 1, "only_against": 0, "moved": {"test->dev": 1},
                                     "examples": {"test->dev": ["fulltext:12"]}}
     assert d["sentences"]["moved"] == {"test->dev": 1}
+    assert d["normalised_texts"] == {"in_both": 1, "only_audited": 1, "only_against": 1, "moved": {"test->dev": 1},
+                                     "examples": {"test->dev": ["She gave them ."]}}
     assert d["changed_texts"] == 1
     assert d["changed_examples"] == [{"sentence": "fulltext:1", "audited": "He gave it .", "against": "He gave it back ."}]
     same = audit([(tmp_path / "a.json", None)], source=release, against=[(tmp_path / "a.json", None)],

@@ -6,8 +6,10 @@
   twice (same normalised sentence, target, LU and frame: it is trained on or scored twice);
 - ``cross_split`` (c): normalised texts shared by train and dev, train and test, dev and test
   (every source; (a) is its exemplar part);
-- ``moved`` (d): ids in one split of the audited set and another of a second set (another release's
-  split), and sentences whose normalised text differs between the two.
+- ``moved`` (d): ids, and normalised texts, in one split of the audited set and another of a second
+  set (another release's split), and sentence ids whose normalised text differs between the two
+  (ids are compared as FrameNet ids of the same source: FN 1.7 renumbered FN 1.5's fulltext, so
+  across those two releases the texts say more).
 
 Every count is over the items given; examples are the first ``examples`` by normalised text (then id),
 so the result is the same for the same items in any order.
@@ -140,48 +142,53 @@ def duplicates(split: Sequence[Item], examples: int) -> dict[str, Any]:
     return {"sentences": sentences, "annotation_sets": _groups(by_set, examples, describe_set)}
 
 
-def _placements(splits: Mapping[str, Sequence[Item]]) -> tuple[dict[Ref, set[str]], dict[Ref, set[str]], dict[Ref, str]]:
+def _placements(splits: Mapping[str, Sequence[Item]]) -> tuple[dict, dict, dict, dict[Ref, str]]:
+    """Splits of each FrameNet sentence id, annotation-set id and normalised text; each sentence's text."""
     sentences: dict[Ref, set[str]] = defaultdict(set)
     sets: dict[Ref, set[str]] = defaultdict(set)
+    by_text: dict[str, set[str]] = defaultdict(set)
     texts: dict[Ref, str] = {}
     for name, items in splits.items():
         for it in items:
+            by_text[it.normalised].add(name)
             if is_framenet(it.sentence):
                 sentences[it.sentence].add(name)
                 texts.setdefault(it.sentence, it.text)
-            if is_framenet(it.annoset):
-                assert it.annoset is not None
+            if it.annoset is not None and is_framenet(it.annoset):
                 sets[it.annoset].add(name)
-    return sentences, sets, texts
+    return sentences, sets, by_text, texts
 
 
-def _moves(first: Mapping[Ref, set[str]], second: Mapping[Ref, set[str]], examples: int) -> dict[str, Any]:
-    moved: dict[str, list[Ref]] = defaultdict(list)
-    for ref in sorted(first.keys() & second.keys()):
-        if first[ref] != second[ref]:
-            moved[f"{'+'.join(sorted(first[ref]))}->{'+'.join(sorted(second[ref]))}"].append(ref)
+def _moves(first: Mapping, second: Mapping, examples: int, name=ref_name) -> dict[str, Any]:
+    moved: dict[str, list] = defaultdict(list)
+    for key in sorted(first.keys() & second.keys()):
+        if first[key] != second[key]:
+            moved[f"{'+'.join(sorted(first[key]))}->{'+'.join(sorted(second[key]))}"].append(key)
     return {
         "in_both": len(first.keys() & second.keys()),
         "only_audited": len(first.keys() - second.keys()),
         "only_against": len(second.keys() - first.keys()),
         "moved": {k: len(v) for k, v in sorted(moved.items())},
-        "examples": {k: [ref_name(r) for r in v[:examples]] for k, v in sorted(moved.items())},
+        "examples": {k: [name(r) for r in v[:examples]] for k, v in sorted(moved.items())},
     }
 
 
 def moved(splits: Mapping[str, Sequence[Item]], against: Mapping[str, Sequence[Item]], examples: int) -> dict[str, Any]:
-    """Check (d): FrameNet ids placed in other splits by ``against`` (e.g. the same split definition on
-    another release), and sentences whose normalised text differs between the two."""
-    s1, a1, t1 = _placements(splits)
-    s2, a2, t2 = _placements(against)
-    changed = sorted(ref for ref in t1.keys() & t2.keys() if Item("", "", ref, t1[ref]).normalised
-                     != Item("", "", ref, t2[ref]).normalised)
+    """Check (d): FrameNet ids, and normalised texts, that ``against`` (e.g. the same split definition on
+    another release) places in other splits, and sentence ids whose normalised text differs between the two."""
+    s1, a1, x1, t1 = _placements(splits)
+    s2, a2, x2, t2 = _placements(against)
+    changed = sorted(ref for ref in t1.keys() & t2.keys()
+                     if Item("", "", ref, t1[ref]).normalised != Item("", "", ref, t2[ref]).normalised)
     sentences, sets = _moves(s1, s2, examples), _moves(a1, a2, examples)
+    originals = {it.normalised: it.text for items in splits.values() for it in items}
+    by_text = _moves(x1, x2, examples, name=lambda h: originals[h])
     return {
         "run": True,
-        "found": bool(sentences["moved"] or sets["moved"] or changed),
+        "found": bool(sentences["moved"] or sets["moved"] or by_text["moved"] or changed),
         "sentences": sentences,
         "annotation_sets": sets,
+        "normalised_texts": by_text,
         "changed_texts": len(changed),
         "changed_examples": [{"sentence": ref_name(r), "audited": t1[r], "against": t2[r]} for r in changed[:examples]],
     }

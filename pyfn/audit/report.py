@@ -9,7 +9,7 @@ TITLES = {
     "exemplar_overlap": "(a) train exemplars whose normalised text is a dev/test sentence",
     "duplicates": "(b) duplicates within a split",
     "cross_split": "(c) normalised texts shared across splits",
-    "moved": "(d) ids in other splits of the second set, texts changed",
+    "moved": "(d) ids and texts in other splits of the second set, texts changed",
 }
 TEXT_WIDTH = 100
 
@@ -50,13 +50,14 @@ def _duplicates(splits: Mapping[str, Any]) -> Iterator[str]:
 
 
 def _moved(check: Mapping[str, Any]) -> Iterator[str]:
-    for kind in ("annotation_sets", "sentences"):
+    for kind in ("annotation_sets", "sentences", "normalised_texts"):
         found = check[kind]
         moves = ", ".join(f"{k} {v:,}" for k, v in found["moved"].items()) or "none"
         yield (f"  {kind.replace('_', ' ')}: {found['in_both']:,} in both ({found['only_audited']:,} only audited, "
                f"{found['only_against']:,} only --against); moved: {moves}")
         for move, refs in found["examples"].items():
-            yield f"    {move}: {', '.join(refs)}"
+            shown = [f'"{_short(r)}"' for r in refs] if kind == "normalised_texts" else refs
+            yield f"    {move}: {', '.join(shown)}"
     yield f"  sentences whose normalised text changed: {check['changed_texts']:,}"
     for ex in check["changed_examples"]:
         yield f"    {ex['sentence']}: \"{_short(ex['audited'])}\" -> \"{_short(ex['against'])}\""
