@@ -11,10 +11,11 @@ import pytest
 from pyfn.audit.checks import SCHEMA
 from pyfn.audit.run import audit
 from pyfn.cli import main
+from pyfn.errors import PyfnError
 from pyfn.formats import jsonl
 from pyfn.formats.registry import FormatOptions, write_split
 from pyfn.resources import resource_path
-from conftest import fulltext_xml, make_release, make_set
+from conftest import REPO, fulltext_xml, make_release, make_set
 
 
 def _jsonl(folder: Path, splits: dict[str, list]) -> Path:
@@ -158,6 +159,23 @@ def test_open_sesame_conll_sentences_from_tokens(tmp_path):
     assert (dup["sentences"]["groups"], dup["annotation_sets"]["groups"], dup["annotation_sets"]["extra"]) == (0, 1, 2)
 
 
+def test_open_sesame_fulltext_text_from_the_sents_file_beside(tmp_path):
+    """A fulltext file's sentence number indexes the .sents file beside it: the FrameNet text, with characters
+    the PENN tokens leave out (here the leading quote), and targets located in it."""
+    test = tmp_path / "test.jsonl"
+    test.write_text(jsonl.dumps(make_set("\" 'The true thing .", [(7, 10)], lu="true.a", frame="F")) + "\n")
+    train = tmp_path / "fn1.7.fulltext.train.syntaxnet.conll"
+    train.write_text(_conll_block(1, ["b\"'The\"", "b'true'", "b'thing'", "b'.'"], 1, "true.a", "F"))
+    assert audit([(train, None), (test, None)])["checks"]["cross_split"]["pairs"]["train-test"]["texts"] == 0
+    (tmp_path / f"{train.name}.sents").write_text("First .\n\" 'The true thing .\n")
+    result = audit([(train, None), (test, None)])
+    assert result["checks"]["cross_split"]["pairs"]["train-test"]["examples"] == [
+        {"text": "\" 'The true thing .", "train": [f"{train}#1"], "test": ["fulltext:1"]}]
+    (tmp_path / f"{train.name}.sents").write_text("First .\n")
+    with pytest.raises(PyfnError, match=r"conll:1: sentence number 1 past the end of its .sents file \(1 lines\)"):
+        audit([(train, None)])
+
+
 def test_pyfn_bios_and_semafor_outputs(tmp_path):
     for fmt in ("bios", "semafor"):
         folder = tmp_path / fmt
@@ -252,3 +270,34 @@ def test_fn15_published_split_ids(fn15, tmp_path):
     dups = result["checks"]["duplicates"]["splits"]
     assert {n: (d["sentences"]["groups"], d["annotation_sets"]["groups"]) for n, d in dups.items()} == {
         "train": (40, 30), "dev": (0, 0), "test": (6, 5)}
+
+
+def _fst_script():
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("fst_fn17_split", REPO / "scripts" / "fst_fn17_split.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fst_document_lists_are_pyfns_fn17_lists():
+    """frame-semantic-transformer's lists (Open-SESAME's) name the same documents as pyfn's FN 1.7 lists."""
+    script = _fst_script()
+    folder = resource_path("splits") / "fn1.7"
+    for name, listed in (("dev", script.SESAME_DEV_FILES), ("test", script.SESAME_TEST_FILES)):
+        assert listed == set((folder / f"{name}.txt").read_text(encoding="utf-8").split())
+
+
+def test_fn17_fst_fulltext_split_leaks(fn17, tmp_path):
+    """frame-semantic-transformer's FN 1.7 fulltext split (the copy here lacks ANC__WhereToHongKong.xml)."""
+    out = tmp_path / "fst.json"
+    _fst_script().main(str(fn17), str(out), False)
+    result = audit([(out, None)], source=fn17)
+    assert {n: s["annotation_sets"] for n, s in result["splits"].items()} == {"train": 19902, "dev": 2309, "test": 3584}
+    pairs = result["checks"]["cross_split"]["pairs"]
+    assert [pairs[p]["texts"] for p in ("train-dev", "train-test", "dev-test")] == [0, 2, 0]
+    assert pairs["train-test"]["train"] == {"sentences": 2, "annotation_sets": 5}
+    dups = result["checks"]["duplicates"]["splits"]
+    assert [dups[s]["annotation_sets"]["groups"] for s in ("train", "dev", "test")] == [335, 0, 141]
+    assert result["leakage"] and result["duplicates"]
