@@ -51,7 +51,7 @@ SESAME_TEST_FILES = frozenset({
 def _raw_texts(record) -> dict[int, str]:
     """Sentence id -> the sentence's text as the XML has it (the record's own column is right-stripped)."""
     texts: dict[int, str] = {}
-    ids, sent_ids, *_, lines = record.sets
+    _, sent_ids, *_, lines = record.sets
     for sent_id, line in zip(sent_ids, lines):
         if sent_id not in texts:
             texts[sent_id] = jsonl.loads(line).sentence.text

@@ -301,3 +301,34 @@ def test_fn17_fst_fulltext_split_leaks(fn17, tmp_path):
     dups = result["checks"]["duplicates"]["splits"]
     assert [dups[s]["annotation_sets"]["groups"] for s in ("train", "dev", "test")] == [335, 0, 141]
     assert result["leakage"] and result["duplicates"]
+
+
+def test_exemplar_ids_are_read_in_lu_files(tmp_path):
+    """An exemplar id is looked up among the release's lu/*.xml sets (FrameNet numbers them apart from fulltext)."""
+    from pyfn.framenet.release import open_release  # noqa: PLC0415
+    from pyfn.splits.builder import parsed_files  # noqa: PLC0415
+
+    sample = resource_path("sample")
+    record = next(r for r in parsed_files(open_release(sample), "lu") if r.sets[0])
+    set_id, text = record.sets[0][0], record.sets[5][0]
+    (tmp_path / "ids.json").write_text(json.dumps({"train": {"exemplar": [set_id]}}))
+    test = tmp_path / "test.jsonl"
+    test.write_text(jsonl.dumps(make_set(" ".join(text.upper().split()) + "  ", [(0, 0)])) + "\n")
+    result = audit([(tmp_path / "ids.json", None), (test, None)], source=sample)
+    pair = result["checks"]["exemplar_overlap"]["pairs"]["train-test"]
+    assert (pair["texts"], pair["train"]) == (1, {"sentences": 1, "annotation_sets": 1})
+    assert pair["examples"][0]["train"] == [f"exemplar:{record.sets[1][0]}"]
+
+
+def test_against_takes_split_equals_path(tmp_path, capsys, release):
+    (tmp_path / "a.json").write_text(json.dumps({"train": [10], "test": [12]}))
+    (tmp_path / "test.fulltext.annoset_ids.txt").write_text("12\n")
+    args = ["audit", str(tmp_path / "a.json"), "--source", str(release), "--against-source", str(release)]
+    assert main([*args, "--against", str(tmp_path / "test.fulltext.annoset_ids.txt")]) == 0
+    capsys.readouterr()
+    assert main([*args, "--against", f"dev={tmp_path / 'test.fulltext.annoset_ids.txt'}", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["checks"]["moved"]["annotation_sets"]["moved"] == {"test->dev": 1}
+    assert main([*args, "--against", f"dev={tmp_path / 'a.json'}"]) == 1
+    assert "a.json: no dev split there" in capsys.readouterr().err
+    assert main(["audit", str(tmp_path / "a.json"), "--source", str(release), "--against-source", str(release)]) == 2
+    assert "--against-source goes with --against" in capsys.readouterr().err

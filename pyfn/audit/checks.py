@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pyfn.audit.items import Item, Ref, is_framenet, ref_name
+from pyfn.splits.hashing import sentence_hash
 
 SCHEMA = "pyfn-audit/1"
 SPLITS = ("train", "dev", "test")
@@ -127,17 +128,17 @@ def duplicates(split: Sequence[Item], examples: int) -> dict[str, Any]:
             texts[it.normalised].append(it)
     sentences = _groups({k: sorted(v) for k, v in by_text.items()}, examples,
                         lambda k, v: {"text": _first_text(texts[k]), "sentences": _refs(v)})
-    if not any(it.annoset is not None for it in split):
-        return {"sentences": sentences, "annotation_sets": None}
     by_set: dict[str, list[Item]] = defaultdict(list)
     for it in split:
-        if it.annoset is not None:
-            by_set[it.key if it.key is not None else f"id\t{ref_name(it.annoset)}"].append(it)
+        if it.key is not None:
+            by_set[it.key].append(it)
+    if not by_set:
+        return {"sentences": sentences, "annotation_sets": None}
 
     def describe_set(key: str, group: list[Item]) -> dict[str, Any]:
-        _, target, lu, frame = key.split("\t") if not key.startswith("id\t") else ("", "", "", "")
-        ex = {"text": _first_text(group), "annotation_sets": _refs(it.annoset for it in group if it.annoset)}
-        return ex | ({"target": target, "lu": lu, "frame": frame} if lu or frame else {})
+        _, target, lu, frame = key.split("\t")
+        return {"text": _first_text(group), "annotation_sets": _refs(it.annoset for it in group if it.annoset),
+                "target": target, "lu": lu, "frame": frame}
 
     return {"sentences": sentences, "annotation_sets": _groups(by_set, examples, describe_set)}
 
@@ -178,8 +179,7 @@ def moved(splits: Mapping[str, Sequence[Item]], against: Mapping[str, Sequence[I
     another release) places in other splits, and sentence ids whose normalised text differs between the two."""
     s1, a1, x1, t1 = _placements(splits)
     s2, a2, x2, t2 = _placements(against)
-    changed = sorted(ref for ref in t1.keys() & t2.keys()
-                     if Item("", "", ref, t1[ref]).normalised != Item("", "", ref, t2[ref]).normalised)
+    changed = sorted(ref for ref in t1.keys() & t2.keys() if sentence_hash(t1[ref]) != sentence_hash(t2[ref]))
     sentences, sets = _moves(s1, s2, examples), _moves(a1, a2, examples)
     originals = {it.normalised: it.text for items in splits.values() for it in items}
     by_text = _moves(x1, x2, examples, name=lambda h: originals[h])

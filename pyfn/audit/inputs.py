@@ -104,6 +104,8 @@ def _json_ids(path: Path, only: str | None) -> list[IdRef]:
     kind = data.get("id_kind", "annoset")
     if kind not in ID_KINDS:
         raise PyfnError(f"{path}: id_kind {kind!r} is not one of {', '.join(ID_KINDS)}")
+    if only is not None and only not in data:
+        raise PyfnError(f"{path}: no {only} split there")
     out = []
     for split in SPLIT_NAMES:
         if split not in data or (only is not None and split != only):

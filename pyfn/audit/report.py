@@ -45,8 +45,7 @@ def _duplicates(splits: Mapping[str, Any]) -> Iterator[str]:
         for ex in sents["examples"]:
             yield f"    \"{_short(ex['text'])}\"  {', '.join(ex['sentences'])}"
         for ex in (sets or {}).get("examples", []):
-            what = f" {ex['lu']}/{ex['frame']}" if "lu" in ex else ""
-            yield f"    \"{_short(ex['text'])}\"{what}  {', '.join(ex['annotation_sets'])}"
+            yield f"    \"{_short(ex['text'])}\" {ex['lu']}/{ex['frame']}  {', '.join(ex['annotation_sets'])}"
 
 
 def _moved(check: Mapping[str, Any]) -> Iterator[str]:

@@ -13,7 +13,7 @@ from pyfn.audit.release_texts import ReleaseTexts
 from pyfn.errors import UsageError
 from pyfn.framenet.cache import ReleaseCache
 
-Input = tuple[Path, "str | None"]
+Input = tuple[Path, str | None]
 """A path, and the split to take from it (None: every split it holds, or the one its name says)."""
 
 
