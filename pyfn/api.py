@@ -173,7 +173,7 @@ def read(path: str | Path, *, fmt: str | None = None, strict: bool = True) -> di
     manifest: dict[str, Any] = {}
     if (folder / MANIFEST).is_file() or (folder / LOCK_NAME).is_file():
         manifest = check_finished(folder)
-    formats = [fmt] if fmt else [_format_of_file(path)] if only else list(READ_ORDER)
+    formats = [fmt] if fmt else [format_of_file(path)] if only else list(READ_ORDER)
     for name in formats:
         present = [s for s in splits_in(folder, name) if only is None or s == only]
         if present:
@@ -196,12 +196,13 @@ _SUFFIXES = {".jsonl": "jsonl", ".parquet": "parquet", ".gold.xml": "semeval", "
 
 def _split_of_file(path: Path) -> str:
     split = path.name.split(".", 1)[0]
-    if split not in SPLIT_NAMES or not _format_of_file(path):
+    if split not in SPLIT_NAMES or not format_of_file(path):
         raise PyfnError(f"{path}: not a pyfn split file (train/dev/test .jsonl, .parquet, .gold.xml, "
                         ".predicted.xml, .frame.elements or .bios)")
     return split
 
 
-def _format_of_file(path: Path) -> str:
+def format_of_file(path: Path) -> str:
+    """The format :func:`read` reads a split file in, by its name (``""``: not a pyfn split file)."""
     rest = "." + path.name.split(".", 1)[-1] if "." in path.name else ""
     return _SUFFIXES.get(rest, "")

@@ -237,6 +237,20 @@ def _stored_as_read(fresh: Iterator[tuple[bytes, bytes | None]], count: int, ent
         yield record
 
 
+def parsed_files(release: Release, folder: str, jobs: int = 0,
+                 cache: ReleaseCache | None = None) -> list[parsed.ParsedFile]:
+    """Steps 1-2 of every file of ``folder`` (``fulltext`` or ``lu``) as parsed records, in file
+    order, through the parsed-release ``cache`` as a build reads them (a corrupt entry is
+    discarded and the folder parsed again)."""
+    tasks = [(relpath, "") for relpath in release.list(folder)]
+    try:
+        return [parsed.loads(record) for _, record in _records(release, tasks, jobs, cache)]
+    except CorruptEntry as exc:
+        assert cache is not None
+        cache.discard(exc.key, exc.why)
+    return [parsed.loads(record) for _, record in _records(release, tasks, jobs, None)]
+
+
 def _no_progress(items, total):
     return items
 
