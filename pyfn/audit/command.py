@@ -20,7 +20,8 @@ DESCRIPTION = (
     "({split}.{source}.annoset_ids.txt, as in resources/splits/), or a JSON file of ids "
     '({"id_kind": "annoset"|"sentence", "train": [ids] or {"fulltext": [...], "exemplar": [...]}, "dev": ..., '
     '"test": ...}); ids get their texts from --source. Exit status: 0 when every check is clean, 1 when (a), '
-    "(c) or (d) finds anything or (b) finds an annotation set twice, 2 for bad usage, 1 for an unreadable input."
+    "(c) or (d) finds anything (with --fail-on-duplicates, also when (b) finds an annotation set twice), 2 for bad "
+    "usage, 1 for an unreadable input."
 )
 
 
