@@ -15,7 +15,7 @@ from pyfn.resources import resource_path
 from pyfn.xp import record
 from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
 from pyfn.xp.report import page, readme
-from pyfn.xp.steps import Layout, Step, score_steps, script, steps
+from pyfn.xp.steps import Layout, Step, analysis_steps, score_steps, script, steps
 from pyfn.xp.study import split_runs
 from pyfn.xp.variants import extra_steps
 from pyfn.workers import job_count, process_pool
@@ -145,7 +145,7 @@ def _import_predictions(recipe: Recipe, layout: Layout, system_name: str, predic
             shutil.rmtree(output)
         shutil.copytree(predictions, output)
     imports = [s for s in steps(recipe, layout) if s.name == f"import:{system_name}"]
-    return imports + score_steps(recipe, layout, only=system_name)
+    return imports + score_steps(recipe, layout, only=system_name) + analysis_steps(recipe, layout)
 
 
 def run(
