@@ -846,11 +846,12 @@ def _add_xp(sub: argparse._SubParsersAction) -> None:
     run = xp.add_parser("run", help="run an experiment's steps (all, or --step NAME); then verify against its "
                         "manifest.json, or write the report when it has none")
     run.add_argument("number", help="experiment number, e.g. 001")
-    run.add_argument("--step", help="data, lexicon, system, train, decode, import, score (or NAME:SYSTEM...; "
-                     "default: every step)")
+    run.add_argument("--step", help="data, lexicon, system, train, decode, import, score, and with [scoring] "
+                     "analysis protocols, breakdown (or NAME:SYSTEM...; default: every step)")
     run.add_argument("--system", help="only this system's steps (default: every system's)")
     run.add_argument("--predictions", help="directory of an external parser's predictions to import and score "
-                     "(with --system; runs its import and score steps only)")
+                     "(with --system; runs its import and score steps, and its breakdown and the protocols table when "
+                     "[scoring] analysis asks for them)")
     run.add_argument("--jobs", type=int, default=0, metavar="N",
                      help="processes for the drawn splits of a study, each split's steps in one of them (default 0: "
                      "one per core); the outputs do not depend on it")

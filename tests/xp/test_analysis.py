@@ -54,12 +54,18 @@ def test_analysis_steps_only_when_asked(root):  # noqa: F811
 def test_report_shows_protocols_and_breakdowns(root, tmp_path):  # noqa: F811
     folder = _make(root, systems=MFF + EXTERNAL)
     _with_analysis(folder)
-    for step in ("data", "lexicon", "system"):
+    layout = Layout(folder)
+    for step in ("data", "lexicon"):
         xp.run(folder, main, step=step)
     predictions = tmp_path / "ext"
     predictions.mkdir()
-    shutil.copy(Layout(folder).data / "test.gold.xml", predictions / "test.predicted.xml")
-    xp.run(folder, main, step="score", system="ext", predictions=predictions)  # then the analysis steps
+    shutil.copy(layout.data / "test.gold.xml", predictions / "test.predicted.xml")
+    done = xp.run(folder, main, step="score", system="ext", predictions=predictions)
+    assert done[-1] == "breakdown:ext:test" and not layout.protocols_file("test").exists()  # mff has not run yet
+    xp.run(folder, main, step="system")
+    done = xp.run(folder, main, step="score", system="ext", predictions=predictions)
+    assert done[-2:] == ["protocols:test", "breakdown:ext:test"]
+    xp.run(folder, main, step="breakdown")
     manifest = xp.report(folder)
     rows = manifest["protocols"]["rows"]
     assert list(rows[0]["f1"]) == ["mff", "ext"] and rows[0]["protocol"] == "semeval07"
