@@ -18,9 +18,10 @@ STYLE = (
     "body{font-family:sans-serif;max-width:72em;margin:2em auto}table{border-collapse:collapse;margin:.5em 0}"
     "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}td.n{text-align:right}"
     "mark.t{background:#ffe36e;font-weight:bold}span.fe{border-bottom:3px solid;padding-bottom:1px}"
-    "span.fe sub{font-size:70%;color:#555}span.bad{background:#fbd3d3}td.bad{background:#fdecec}"
-    ".c0{border-color:#4a7ab5}.c1{border-color:#e08a2c}.c2{border-color:#6a9f58}.c3{border-color:#b55a9f}"
-    ".c4{border-color:#8c6d3f}.c5{border-color:#3fa7a0}section.s{margin:1em 0;border-top:1px solid #ddd}"
+    "span.fe sub{font-size:70%;color:#555}span.bad{background:#f5a9a9}td.bad{background:#fdf0f0}"
+    "span.fe.c0{border-color:#4a7ab5}span.fe.c1{border-color:#e08a2c}span.fe.c2{border-color:#6a9f58}"
+    "span.fe.c3{border-color:#b55a9f}span.fe.c4{border-color:#8c6d3f}span.fe.c5{border-color:#3fa7a0}"
+    "section.s{margin:1em 0;border-top:1px solid #ddd}"
     "p.frame{margin:.2em 0;font-size:90%}"
 )
 
