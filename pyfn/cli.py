@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import traceback
@@ -500,6 +499,13 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    "default: the SemEval-2007 scorer as --mode says")
     p.add_argument("--all-protocols", action="store_true",
                    help="one table: the same predictions under every protocol")
+    p.add_argument("--breakdown", action="store_true",
+                   help="error analysis (docs/BREAKDOWN.md): frame accuracy per frame and by the LU's train count, "
+                   "the most confused frames, argument P/R/F1 per FE and per coreness, and the sentences with an error; "
+                   "--mode says what is analysed (frameid: frames; argsonly: arguments; semeval: both)")
+    p.add_argument("--train", help="with --breakdown: train JSONL of `pyfn convert` whose annotation sets per LU name "
+                   "give the LU-frequency buckets (default: no buckets)")
+    p.add_argument("--html", help="with --breakdown: also write the analysis as a self-contained HTML page to this file")
     p.set_defaults(func=_score)
 
 
@@ -508,6 +514,10 @@ def _score(args: argparse.Namespace) -> int:
     from pyfn.scoring.semeval import score  # noqa: PLC0415
     from pyfn.scoring.signature import score_signature  # noqa: PLC0415
 
+    if args.breakdown:
+        return _score_breakdown(args)
+    if args.train or args.html:
+        raise UsageError("--train and --html go with --breakdown")
     if args.protocol or args.all_protocols:
         return _score_protocols(args)
     if args.mode == "frameid":
@@ -573,6 +583,42 @@ def _score_protocols(args: argparse.Namespace) -> int:
               f"{row['f1']:8.5f}  {row['tp']:9g} {row['fp']:9g} {row['fn']:9g}")
     for res in results:
         print(res.card.signature)
+    return 0
+
+
+def _score_breakdown(args: argparse.Namespace) -> int:
+    """``--breakdown``: the error analysis as a summary, JSON (``--json``/``--output``) and HTML (``--html``)."""
+    from pyfn.errors import ProblemLog  # noqa: PLC0415
+    from pyfn.fileio import write_text  # noqa: PLC0415
+    from pyfn.formats import jsonl  # noqa: PLC0415
+    from pyfn.scoring.breakdown import breakdown_files, summary_lines  # noqa: PLC0415
+    from pyfn.scoring.breakdown_html import page  # noqa: PLC0415
+    from pyfn.scoring.signature import file_tag  # noqa: PLC0415
+
+    clashes = [flag for flag, on in (("--protocol", bool(args.protocol)), ("--all-protocols", args.all_protocols),
+                                     ("--exact", args.exact), ("--corrected", args.corrected),
+                                     ("--span-match", args.span_match != "exact"), ("--parse", bool(args.parse)),
+                                     ("--per-sentence", args.per_sentence), ("--lu-frames", bool(args.lu_frames))) if on]
+    if clashes:
+        raise UsageError(f"--breakdown does not take {', '.join(clashes)}")
+    for flag, value in (("--gold", args.gold), ("--pred", args.pred), ("--train", args.train)):
+        if value and not Path(value).is_file():
+            raise PyfnError(f"{flag} {value}: no such file")
+    inventory = None
+    if args.mode != "frameid":
+        inventory = _scorer_lexicon(args)[0].inventory
+    elif args.framenet or args.frames or args.relations:
+        raise UsageError("--mode frameid --breakdown analyses frames only: it takes no --framenet/--frames/--relations")
+    log = ProblemLog(strict=args.strict)
+    train = list(jsonl.read(Path(args.train), log=ProblemLog(strict=True))) if args.train else None
+    result = breakdown_files(Path(args.gold), Path(args.pred), mode=args.mode, inventory=inventory, train=train,
+                             train_tag=file_tag(Path(args.train)) if args.train else None, log=log)
+    if args.html:
+        write_text(Path(args.html), page(result, f"Error analysis of {args.pred}"))
+    if args.json or args.output:
+        return _emit_json(result, args)
+    for line in summary_lines(result):
+        print(line)
     return 0
 
 
@@ -670,6 +716,8 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
                    help="instead of the tests: every system under every protocol (docs/PROTOCOLS.md), its rank, and "
                    "whether each protocol ranks the systems as the default SemEval score does")
     p.add_argument("--json", action="store_true", help="with --all-protocols: one JSON object")
+    p.add_argument("--output", help="with --all-protocols: write the JSON object to this file (atomically) instead "
+                   "of printing it")
     p.set_defaults(func=_compare)
 
 
@@ -683,8 +731,8 @@ def _compare(args: argparse.Namespace) -> int:
     preds = [Path(p) for p in args.preds]
     if args.all_protocols:
         return _compare_protocols(args, preds)
-    if args.json:
-        raise UsageError("--json goes with --all-protocols")
+    if args.json or args.output:
+        raise UsageError("--json and --output go with --all-protocols")
     if args.mode == "frameid":
         if not args.lu_frames:
             raise UsageError("--mode frameid needs --lu-frames lu_frames.tsv")
@@ -728,9 +776,8 @@ def _compare_protocols(args: argparse.Namespace, preds: list[Path]) -> int:
     check_coverage(preds, [score(Path(args.gold), pred, lexicon=lexicon) for pred in preds])  # as compare refuses
     rows = rankings({name: run_all(Path(args.gold), pred, lexicon=lexicon, lexicon_tag=rel)
                      for name, pred in zip(names, preds)})
-    if args.json:
-        print(json.dumps({"reference": list(REFERENCE), "rows": rows}, indent=2))
-        return 0
+    if args.json or args.output:
+        return _emit_json({"reference": list(REFERENCE), "rows": rows}, args)
     for i, name in enumerate(names, 1):
         print(f"S{i} = {name}")
     print(f"{'protocol':17} {'measure':9} " + " ".join(f"{f'S{i} F1 (rank)':>17}" for i in range(1, len(names) + 1))
@@ -799,11 +846,12 @@ def _add_xp(sub: argparse._SubParsersAction) -> None:
     run = xp.add_parser("run", help="run an experiment's steps (all, or --step NAME); then verify against its "
                         "manifest.json, or write the report when it has none")
     run.add_argument("number", help="experiment number, e.g. 001")
-    run.add_argument("--step", help="data, lexicon, system, train, decode, import, score (or NAME:SYSTEM...; "
-                     "default: every step)")
+    run.add_argument("--step", help="data, lexicon, system, train, decode, import, score, and with [scoring] "
+                     "analysis protocols, breakdown (or NAME:SYSTEM...; default: every step)")
     run.add_argument("--system", help="only this system's steps (default: every system's)")
     run.add_argument("--predictions", help="directory of an external parser's predictions to import and score "
-                     "(with --system; runs its import and score steps only)")
+                     "(with --system; runs its import and score steps, and its breakdown and the protocols table when "
+                     "[scoring] analysis asks for them)")
     run.add_argument("--jobs", type=int, default=0, metavar="N",
                      help="processes for the drawn splits of a study, each split's steps in one of them (default 0: "
                      "one per core); the outputs do not depend on it")

@@ -5,28 +5,36 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v pyfn >/dev/null || python -m pip install -e .
 
-echo 'pyfn xp 001: step 1/11 data' >&2
+echo 'pyfn xp 001: step 1/15 data' >&2
 pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_001/work/data --to jsonl semafor bios conllu semeval --exclude-frames 398 --preprocess spacy --model en_core_web_sm
-echo 'pyfn xp 001: step 2/11 lexicon' >&2
+echo 'pyfn xp 001: step 2/15 lexicon' >&2
 pyfn generate --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_001/work/lexicon --exclude-frames 398
-echo 'pyfn xp 001: step 3/11 system:mff' >&2
+echo 'pyfn xp 001: step 3/15 system:mff' >&2
 pyfn baseline frameid-mff --data experiments/xp_001/work/data --lexicon experiments/xp_001/work/lexicon --target experiments/xp_001/work/systems/mff --splits dev test
-echo 'pyfn xp 001: step 4/11 system:logreg' >&2
+echo 'pyfn xp 001: step 4/15 system:logreg' >&2
 pyfn baseline frameid-logreg --data experiments/xp_001/work/data --lexicon experiments/xp_001/work/lexicon --target experiments/xp_001/work/systems/logreg --splits dev test
-echo 'pyfn xp 001: step 5/11 system:deppath' >&2
+echo 'pyfn xp 001: step 5/15 system:deppath' >&2
 pyfn baseline args-deppath --data experiments/xp_001/work/data --lexicon experiments/xp_001/work/lexicon --target experiments/xp_001/work/systems/deppath --splits dev test
-echo 'pyfn xp 001: step 6/11 score:mff:dev:frameid' >&2
+echo 'pyfn xp 001: step 6/15 score:mff:dev:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_001/work/data/dev.gold.xml --pred experiments/xp_001/work/systems/mff/dev.predicted.xml --lu-frames experiments/xp_001/work/lexicon/lu_frames.tsv --json --output experiments/xp_001/work/scores/mff.dev.frameid.json
-echo 'pyfn xp 001: step 7/11 score:mff:test:frameid' >&2
+echo 'pyfn xp 001: step 7/15 score:mff:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_001/work/data/test.gold.xml --pred experiments/xp_001/work/systems/mff/test.predicted.xml --lu-frames experiments/xp_001/work/lexicon/lu_frames.tsv --json --output experiments/xp_001/work/scores/mff.test.frameid.json
-echo 'pyfn xp 001: step 8/11 score:logreg:dev:frameid' >&2
+echo 'pyfn xp 001: step 8/15 score:logreg:dev:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_001/work/data/dev.gold.xml --pred experiments/xp_001/work/systems/logreg/dev.predicted.xml --lu-frames experiments/xp_001/work/lexicon/lu_frames.tsv --json --output experiments/xp_001/work/scores/logreg.dev.frameid.json
-echo 'pyfn xp 001: step 9/11 score:logreg:test:frameid' >&2
+echo 'pyfn xp 001: step 9/15 score:logreg:test:frameid' >&2
 pyfn score --mode frameid --gold experiments/xp_001/work/data/test.gold.xml --pred experiments/xp_001/work/systems/logreg/test.predicted.xml --lu-frames experiments/xp_001/work/lexicon/lu_frames.tsv --json --output experiments/xp_001/work/scores/logreg.test.frameid.json
-echo 'pyfn xp 001: step 10/11 score:deppath:dev:argsonly' >&2
+echo 'pyfn xp 001: step 10/15 score:deppath:dev:argsonly' >&2
 pyfn score --mode argsonly --gold experiments/xp_001/work/data/dev.gold.xml --pred experiments/xp_001/work/systems/deppath/dev.predicted.xml --frames experiments/xp_001/work/lexicon/frames.xml --relations experiments/xp_001/work/lexicon/frRelations.xml --json --output experiments/xp_001/work/scores/deppath.dev.argsonly.json
-echo 'pyfn xp 001: step 11/11 score:deppath:test:argsonly' >&2
+echo 'pyfn xp 001: step 11/15 score:deppath:test:argsonly' >&2
 pyfn score --mode argsonly --gold experiments/xp_001/work/data/test.gold.xml --pred experiments/xp_001/work/systems/deppath/test.predicted.xml --frames experiments/xp_001/work/lexicon/frames.xml --relations experiments/xp_001/work/lexicon/frRelations.xml --json --output experiments/xp_001/work/scores/deppath.test.argsonly.json
+echo 'pyfn xp 001: step 12/15 protocols:test' >&2
+pyfn compare --all-protocols --gold experiments/xp_001/work/data/test.gold.xml experiments/xp_001/work/systems/mff/test.predicted.xml experiments/xp_001/work/systems/logreg/test.predicted.xml experiments/xp_001/work/systems/deppath/test.predicted.xml --frames experiments/xp_001/work/lexicon/frames.xml --relations experiments/xp_001/work/lexicon/frRelations.xml --json --output experiments/xp_001/work/scores/protocols.test.json
+echo 'pyfn xp 001: step 13/15 breakdown:mff:test' >&2
+pyfn score --breakdown --mode frameid --gold experiments/xp_001/work/data/test.gold.xml --pred experiments/xp_001/work/systems/mff/test.predicted.xml --train experiments/xp_001/work/data/train.jsonl --json --output experiments/xp_001/work/scores/mff.test.breakdown.json --html experiments/xp_001/work/scores/mff.test.breakdown.html
+echo 'pyfn xp 001: step 14/15 breakdown:logreg:test' >&2
+pyfn score --breakdown --mode frameid --gold experiments/xp_001/work/data/test.gold.xml --pred experiments/xp_001/work/systems/logreg/test.predicted.xml --train experiments/xp_001/work/data/train.jsonl --json --output experiments/xp_001/work/scores/logreg.test.breakdown.json --html experiments/xp_001/work/scores/logreg.test.breakdown.html
+echo 'pyfn xp 001: step 15/15 breakdown:deppath:test' >&2
+pyfn score --breakdown --mode argsonly --gold experiments/xp_001/work/data/test.gold.xml --pred experiments/xp_001/work/systems/deppath/test.predicted.xml --frames experiments/xp_001/work/lexicon/frames.xml --relations experiments/xp_001/work/lexicon/frRelations.xml --json --output experiments/xp_001/work/scores/deppath.test.breakdown.json --html experiments/xp_001/work/scores/deppath.test.breakdown.html
 
 # compare this run with the recorded one (or, on a first run, record it)
 if [ -f experiments/xp_001/manifest.json ]; then pyfn verify experiments/xp_001; else pyfn xp report 001; fi

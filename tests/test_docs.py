@@ -41,9 +41,9 @@ def relative_links(path: Path) -> list[str]:
 
 
 def test_docs_exist_and_readme_links_them():
-    assert [p.name for p in DOCS[1:]] == ["FORMATS.md", "PROTOCOLS.md", "SPLITS.md"]
+    assert [p.name for p in DOCS[1:]] == ["BREAKDOWN.md", "FORMATS.md", "PROTOCOLS.md", "SPLITS.md"]
     links = relative_links(REPO / "README.md")
-    assert {"docs/SPLITS.md", "docs/FORMATS.md", "docs/PROTOCOLS.md"} <= set(links)
+    assert {"docs/SPLITS.md", "docs/FORMATS.md", "docs/PROTOCOLS.md", "docs/BREAKDOWN.md"} <= set(links)
 
 
 def test_every_relative_link_points_at_a_file_that_exists():

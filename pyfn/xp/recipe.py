@@ -30,6 +30,9 @@ TASK_MODES = {"frameid": ("frameid",), "args": ("argsonly",), "full": ("semeval"
 SPLIT_KINDS = ("standard", "random", "kfold")
 LEXICONS = ("train", "release")
 """Candidate frames per LU of the frame-identification baselines: the train-only lexicon, or the full release's."""
+ANALYSES = ("protocols", "breakdown")
+"""What ``[scoring] analysis`` may add on the ranking split: every system under every named protocol
+(``pyfn compare --all-protocols``) and each system's error analysis (``pyfn score --breakdown``)."""
 VARIANT_SETTINGS = {"preprocess": str, "model": str, "exemplars": bool, "filter_scope": str, "lexicon": str}
 """What a ``[[variant]]`` may change (the data-processing choices of a butterfly experiment)."""
 TRAIN_SETTINGS = ("preprocess", "model", "exemplars")
@@ -117,6 +120,8 @@ class Recipe:
     preprocess_jobs: int = 1
     systems: tuple[System, ...] = ()
     score_splits: tuple[str, ...] = ("test",)
+    analysis: tuple[str, ...] = ()
+    """:data:`ANALYSES` run on the last scored split, in that order."""
     study: tuple[str, int, int] | None = None
     """``(random|kfold, n or k, seed)`` for a ranking-stability study over drawn splits."""
     variants: tuple[Variant, ...] = ()
@@ -193,6 +198,16 @@ def _choice(value: str, allowed: tuple[str, ...], key: str, where: str) -> str:
     return value
 
 
+def _analysis(values: list, where: str) -> tuple[str, ...]:
+    """``[scoring] analysis``: known names, each once, kept in :data:`ANALYSES` order."""
+    for value in values:
+        if value not in ANALYSES:
+            raise PyfnError(f"{where}: analysis must name {' or '.join(ANALYSES)}, got {value!r}")
+    if len(set(values)) != len(values):
+        raise PyfnError(f"{where}: analysis names one twice")
+    return tuple(name for name in ANALYSES if name in values)
+
+
 def apply_variant(recipe: Recipe, variant: Variant) -> Recipe:
     """The recipe with the variant's changes (``preprocess = "none"``: no preprocessing; a changed tool
     drops the recipe's model unless the variant names one)."""
@@ -262,6 +277,7 @@ def load_recipe(folder: Path) -> Recipe:
         preprocess_jobs=_get(pre, "jobs", int, f"{where} [preprocess]", 1),
         systems=systems,
         score_splits=tuple(_get(scoring, "splits", list, f"{where} [scoring]", ["test"])),
+        analysis=_analysis(_get(scoring, "analysis", list, f"{where} [scoring]", []), f"{where} [scoring]"),
         study=study,
         variants=variants,
         raw=raw,

@@ -17,6 +17,7 @@ from typing import Any
 from pyfn import __version__
 from pyfn.fileio import LOCK_NAME, sha256_file
 from pyfn.manifest import MANIFEST, read_manifest
+from pyfn.scoring.breakdown import digest
 from pyfn.xp.recipe import RECIPE, Recipe, expand
 from pyfn.xp.steps import Layout, steps
 from pyfn.xp.study import SplitRun, analyse, split_result
@@ -124,6 +125,33 @@ def ranking(recipe: Recipe, layout: Layout) -> dict[str, Any] | None:
     return split_result(SplitRun("standard", recipe, layout), recipe.score_splits[-1])
 
 
+def protocols(recipe: Recipe, layout: Layout) -> dict[str, Any] | None:
+    """Every system under every named protocol on the last scored split, systems by name (None: not run)."""
+    split = recipe.score_splits[-1]
+    path = layout.protocols_file(split)
+    if "protocols" not in recipe.analysis or not path.is_file():
+        return None
+    found = json.loads(path.read_text("utf-8"))
+    names = {str(layout.system(s) / f"{split}.predicted.xml"): s.name for s in recipe.systems}
+    rows = [row | {key: {names[p]: v for p, v in row[key].items()} for key in ("f1", "rank")} for row in found["rows"]]
+    return {"split": split, "reference": found["reference"], "rows": rows}
+
+
+def breakdowns(recipe: Recipe, layout: Layout) -> dict[str, Any] | None:
+    """Each system's error analysis on the last scored split, as :func:`pyfn.scoring.breakdown.digest` keeps it,
+    with the path of its HTML page (None: not run)."""
+    if "breakdown" not in recipe.analysis:
+        return None
+    split = recipe.score_splits[-1]
+    out = {}
+    for system in recipe.systems:
+        path = layout.breakdown_file(system, split)
+        if path.is_file():
+            page = layout.breakdown_file(system, split, "html").relative_to(layout.folder)
+            out[system.name] = {"split": split, "html": page.as_posix()} | digest(json.loads(path.read_text("utf-8")))
+    return out or None
+
+
 def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
     """The manifest of the experiment as it stands in ``layout``."""
     data = read_manifest(layout.data) or {}
@@ -145,4 +173,6 @@ def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
         **({"variants": analyse_variants(recipe, layout.folder)} if recipe.variants else {}),
         "ranking": ranking(recipe, layout),
         "own_evaluations": own_evaluations(layout, recipe),
+        **{key: value for key, value in (("protocols", protocols(recipe, layout)),
+                                         ("breakdowns", breakdowns(recipe, layout))) if value is not None},
     }

@@ -9,7 +9,7 @@ from typing import Any
 from pyfn.xp.charts import Mark, bar_chart
 from pyfn.xp.recipe import Recipe
 from pyfn.xp.steps import Layout, steps
-from pyfn.xp import variants
+from pyfn.xp import analysis as sections, variants
 from pyfn.xp.study import figure, summary_lines
 from pyfn.xp.variants import extra_steps
 
@@ -191,6 +191,7 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                 "predictions pyfn scored above (its own counting: see pyfn's README for how it differs).", "",
                 "| system | file | numbers |", "|---|---|---|"]
         out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in own_rows(manifest)]
+    out += sections.markdown(manifest)
     if manifest.get("study"):
         out += ["", "## Ranking stability over drawn splits", "", *summary_lines(manifest["study"]), "",
                 "`report.html` plots each system's score on every drawn split against the standard split."]
@@ -306,6 +307,7 @@ def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
     if own_rows(manifest):
         parts += ["<h2>The parsers' own evaluation</h2>",
                   _plain_table(["system", "file", "numbers"], own_rows(manifest), "own-evaluation")]
+    parts += sections.html_parts(manifest, _plain_table)
     if manifest.get("study"):
         lines = "\n".join(summary_lines(manifest["study"]))
         parts += ["<h2>Ranking stability over drawn splits</h2>", figure(manifest["study"]),

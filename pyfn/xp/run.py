@@ -15,7 +15,7 @@ from pyfn.resources import resource_path
 from pyfn.xp import record
 from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
 from pyfn.xp.report import page, readme
-from pyfn.xp.steps import Layout, Step, score_steps, script, steps
+from pyfn.xp.steps import Layout, Step, analysis_steps, score_steps, script, steps
 from pyfn.xp.study import split_runs
 from pyfn.xp.variants import extra_steps
 from pyfn.workers import job_count, process_pool
@@ -131,7 +131,8 @@ def _check_release(recipe: Recipe, layout: Layout) -> None:
 
 
 def _import_predictions(recipe: Recipe, layout: Layout, system_name: str, predictions: Path) -> list[Step]:
-    """Steps that bring supplied predictions of one system into the experiment before scoring it."""
+    """Steps that bring supplied predictions of one system into the experiment before scoring it, then its
+    error analysis and, once every other system has predictions, the protocols table (``[scoring] analysis``)."""
     systems = {s.name: s for s in recipe.systems}
     if system_name not in systems:
         raise UsageError(f"--system {system_name!r}: not a system of experiment {recipe.number} "
@@ -145,7 +146,11 @@ def _import_predictions(recipe: Recipe, layout: Layout, system_name: str, predic
             shutil.rmtree(output)
         shutil.copytree(predictions, output)
     imports = [s for s in steps(recipe, layout) if s.name == f"import:{system_name}"]
-    return imports + score_steps(recipe, layout, only=system_name)
+    split = recipe.score_splits[-1]
+    ready = all((layout.system(s) / f"{split}.predicted.xml").is_file() for s in recipe.systems if s.name != system_name)
+    analysis = [s for s in analysis_steps(recipe, layout)  # the protocols step needs every system's predictions
+                if s.name == f"breakdown:{system_name}:{split}" or (s.name.startswith("protocols:") and ready)]
+    return imports + score_steps(recipe, layout, only=system_name) + analysis
 
 
 def run(

@@ -66,6 +66,14 @@ class Layout:
     def score_file(self, system: System, split: str, mode: str) -> Path:
         return self.scores / f"{system.name}.{split}.{mode}.json"
 
+    def protocols_file(self, split: str) -> Path:
+        """Every system under every named protocol (``pyfn compare --all-protocols --json``)."""
+        return self.scores / f"protocols.{split}.json"
+
+    def breakdown_file(self, system: System, split: str, suffix: str = "json") -> Path:
+        """A system's error analysis (``pyfn score --breakdown``): ``json``, or the ``html`` page."""
+        return self.scores / f"{system.name}.{split}.breakdown.{suffix}"
+
 
 @dataclass(frozen=True)
 class Step:
@@ -143,7 +151,7 @@ def steps(recipe: Recipe, layout: Layout) -> list[Step]:
                 "--target", str(layout.system(system)), "--gold", str(layout.data), "--splits", *EVAL_SPLITS),
                 system=system))
     out += score_steps(recipe, layout)
-    return out
+    return out + analysis_steps(recipe, layout)
 
 
 def score_steps(recipe: Recipe, layout: Layout, only: str | None = None) -> list[Step]:
@@ -163,6 +171,36 @@ def score_steps(recipe: Recipe, layout: Layout, only: str | None = None) -> list
                              "--relations", str(layout.lexicon / "frRelations.xml")]
                 argv += ["--json", "--output", str(layout.score_file(system, split, mode))]
                 out.append(Step(f"score:{system.name}:{split}:{mode}", tuple(argv), system=system))
+    return out
+
+
+BREAKDOWN_MODES = {"frameid": "frameid", "args": "argsonly", "full": "semeval"}
+"""The ``pyfn score --breakdown`` mode of each task: what the system predicts is what is analysed."""
+
+
+def analysis_steps(recipe: Recipe, layout: Layout) -> list[Step]:
+    """The recipe's ``[scoring] analysis`` on its last scored split (none for a drawn split or variant):
+    ``protocols`` (with two systems or more) and ``breakdown`` (one per system)."""
+    if layout.sub or not recipe.systems:
+        return []
+    split = recipe.score_splits[-1]
+    gold = str(layout.data / f"{split}.gold.xml")
+    lexicon = ("--frames", str(layout.lexicon / "frames.xml"), "--relations", str(layout.lexicon / "frRelations.xml"))
+    out = []
+    if "protocols" in recipe.analysis and len(recipe.systems) > 1:
+        preds = [str(layout.system(s) / f"{split}.predicted.xml") for s in recipe.systems]
+        out.append(Step(f"protocols:{split}", ("compare", "--all-protocols", "--gold", gold, *preds, *lexicon, "--json",
+                                               "--output", str(layout.protocols_file(split)))))
+    if "breakdown" in recipe.analysis:
+        train = ("--train", str(layout.data / "train.jsonl")) if "jsonl" in recipe.formats else ()
+        for system in recipe.systems:
+            mode = BREAKDOWN_MODES[system.task]
+            out.append(Step(f"breakdown:{system.name}:{split}", (
+                "score", "--breakdown", "--mode", mode, "--gold", gold,
+                "--pred", str(layout.system(system) / f"{split}.predicted.xml"),
+                *(lexicon if mode != "frameid" else ()), *(train if mode != "argsonly" else ()),
+                "--json", "--output", str(layout.breakdown_file(system, split)),
+                "--html", str(layout.breakdown_file(system, split, "html"))), system=system))
     return out
 
 
