@@ -106,8 +106,7 @@ def check_against_manifest(release: Release, result: BuildResult, inputs: Inputs
 
 def show(
     release: Release, definition: SplitDefinition, inputs: Inputs, ident: str, *, kind: str = "auto",
-    source: str | None = None, cache: ReleaseCache | None = None, with_losses: bool = True,
-    progress: Callable = lambda items, total: items,
+    source: str | None = None, cache: ReleaseCache | None = None, progress: Callable = lambda items, total: items,
 ) -> dict[str, Any]:
     """The report on ``ident`` (an annotation-set, sentence or document id, or a document's file name)
     in the splits of ``release`` built under ``definition`` with ``inputs``; an error naming the id
@@ -127,50 +126,23 @@ def show(
     result = build_splits(release, definition, options, progress, cache=cache, trace=trace)
     if inputs.manifest is not None:
         check_against_manifest(release, result, inputs)
-    matches = []
-    if number is not None and kind in ("auto", "annotation-set"):
-        matches.append(("annotation-set", number, trace.fates(set_ids=[number])))
-    if number is not None and kind in ("auto", "sentence"):
-        matches.append(("sentence", number, trace.fates(sentence_ids=[number])))
-    if kind in ("auto", "document"):
-        for path in _documents(trace, ident, number):
-            matches.append(("document", path, trace.fates(paths=[path])))
-    if source is not None:
-        matches = [(k, i, [f for f in fates if f.source == source]) for k, i, fates in matches]
-    matches = [(k, i, fates) for k, i, fates in matches if fates]
+    matches = [(what, found, [f for f in fates if source is None or f.source == source])
+               for what, found, fates in _matches(trace, ident, number, kind)]
+    matches = [(what, found, fates) for what, found, fates in matches if fates]
     if not matches:
         read = "fulltext and exemplars" if options.with_exemplars else "fulltext (no exemplars: --with-exemplars)"
         what = "annotation set, sentence or document" if kind == "auto" else kind.replace("-", " ")
-        kept = "" if set(options.splits) == set(SPLITS) else f", splits {' '.join(options.splits)} only"
+        only = "" if set(options.splits) == set(SPLITS) else f", splits {' '.join(options.splits)} only"
         raise PyfnError(f"{ident}: no {what} with this id in {release.path} (read: {read}"
-                        f"{f', {source} only' if source else ''}{kept})")
-    frames = None
-    formats = inputs.formats
+                        f"{f', {source} only' if source else ''}{only})")
+    losses = _Losses(release, inputs)
     report_matches = []
-    for what, ident_of, fates in matches:
-        entry: dict[str, Any] = {"kind": what, "id": ident_of, "sets": []}
+    for what, found, fates in matches:
+        entry: dict[str, Any] = {"kind": what, "id": found}
         if what == "document":
-            entry["split"] = trace.files.get(ident_of)
+            entry["split"] = trace.files.get(found)
             entry["counts"] = dict(sorted(Counter(f.reason for f in fates if f.set_id is not None).items()))
-        for fate in fates:
-            item = fate.record()
-            aset = _set_of(release, fate)
-            if aset is not None:
-                item.update(lu=aset.lu_name, frame=aset.frame_name, text=aset.sentence.text,
-                            bracketed=bracketed(aset))
-            elif fate.sentence_id is not None:
-                item["text"] = _sentence_text(release, fate)
-            if what == "annotation-set" and fate.split not in options.splits:
-                item["written"] = False
-            if with_losses and what == "annotation-set" and fate.reason == "kept" and fate.split in options.splits:
-                if frames is None and {"bios", "parquet"} & set(formats) and inputs.format_options.frames is None:
-                    from pyfn.convert import read_frames  # noqa: PLC0415
-
-                    frames = read_frames(release)
-                assert aset is not None
-                item["losses"] = format_losses(aset, fate.split, formats,
-                                               replace(inputs.format_options, frames=frames or inputs.format_options.frames))
-            entry["sets"].append(item)
+        entry["sets"] = [_item(release, fate, options, losses if what == "annotation-set" else None) for fate in fates]
         report_matches.append(entry)
     return {
         "query": ident,
@@ -183,10 +155,53 @@ def show(
             "split_definition": definition.name,
             "splits": list(options.splits),
             "exemplars": options.with_exemplars,
-            "formats": list(formats),
+            "formats": list(inputs.formats),
         },
         "matches": report_matches,
     }
+
+
+def _matches(trace: Trace, ident: str, number: int | None, kind: str) -> list[tuple[str, Any, list[Fate]]]:
+    """``(kind, id, fates)`` of everything ``ident`` may name (``kind`` auto) or of the kind asked for."""
+    found: list[tuple[str, Any, list[Fate]]] = []
+    if number is not None and kind in ("auto", "annotation-set"):
+        found.append(("annotation-set", number, trace.fates(set_ids=[number])))
+    if number is not None and kind in ("auto", "sentence"):
+        found.append(("sentence", number, trace.fates(sentence_ids=[number])))
+    if kind in ("auto", "document"):
+        found.extend(("document", path, trace.fates(paths=[path])) for path in _documents(trace, ident, number))
+    return found
+
+
+class _Losses:
+    """Format losses of kept sets, with the release's frames read once when a format needs them."""
+
+    def __init__(self, release: Release, inputs: Inputs) -> None:
+        self.release = release
+        self.formats = inputs.formats
+        self.options = inputs.format_options
+
+    def of(self, aset: AnnotationSet, split: str) -> dict[str, dict[str, int] | str]:
+        if self.options.frames is None and {"bios", "parquet"} & set(self.formats):
+            from pyfn.convert import read_frames  # noqa: PLC0415 - convert imports much
+
+            self.options = replace(self.options, frames=read_frames(self.release))
+        return format_losses(aset, split, self.formats, self.options)
+
+
+def _item(release: Release, fate: Fate, options: BuildOptions, losses: _Losses | None) -> dict[str, Any]:
+    """One set of the report: its fate, sentence, brackets and (kept, with ``losses``) format losses."""
+    item = fate.record()
+    aset = _set_of(release, fate)
+    if aset is not None:
+        item.update(lu=aset.lu_name, frame=aset.frame_name, text=aset.sentence.text, bracketed=bracketed(aset))
+    elif fate.sentence_id is not None:
+        item["text"] = _sentence_text(release, fate)
+    if fate.reason == "kept":
+        item["written"] = fate.split in options.splits
+        if losses is not None and item["written"] and aset is not None:
+            item["losses"] = losses.of(aset, fate.split)
+    return item
 
 
 def _documents(trace: Trace, ident: str, number: int | None) -> list[str]:
@@ -257,7 +272,9 @@ def format_losses(aset: AnnotationSet, split: str, formats: tuple[str, ...], opt
             except PyfnError as exc:
                 out[fmt] = f"refused: {exc}"
                 continue
-            out[fmt] = found.get(fmt, Losses()).as_dict()
+            lost = found.get(fmt, Losses()).as_dict()
+            lost.pop("empty_split", None)  # the one-set split left empty by a loss: not a loss of its own
+            out[fmt] = lost
     return out
 
 
@@ -314,7 +331,7 @@ def _detail(item: dict[str, Any], short: bool = False) -> str:
 
 def _fate_text(item: dict[str, Any]) -> str:
     if item["reason"] == "kept":
-        return f"kept in {item['split']}" + ("" if item.get("written", True) else " (a split this build does not write)")
+        return f"kept in {item['split']}" + ("" if item["written"] else " (a split this build does not write)")
     return f"REMOVED from {item['split']} at step {item['step']} ({item['reason']}){_detail(item)}"
 
 
@@ -325,7 +342,8 @@ def _short(item: dict[str, Any]) -> str:
 
 
 def _set_block(item: dict[str, Any]) -> list[str]:
-    lines = [f"annotation set {item['annotation_set']} ({item['file']}, sentence {item['sentence']}): {_fate_text(item)}"]
+    where = f"{item['file']}, sentence {item['sentence']}"
+    lines = [f"annotation set {item['annotation_set']} ({where}): {_fate_text(item)}"]
     if "lu" in item:
         lines.append(f"  {item['lu']} ({item['frame']})")
         lines.append(f"  {item['bracketed']}")

@@ -102,5 +102,8 @@ def run(args: argparse.Namespace) -> int:
                                                     split.get("folds", 5), split.get("fold", 0)))
     report = show(release, definition, inputs, args.id, kind=args.kind, source=args.from_source,
                   cache=_release_cache(args), progress=_progress(args.quiet))
-    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else render(report), end="\n" if args.json else "")
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(render(report), end="")
     return 0

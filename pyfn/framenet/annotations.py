@@ -120,7 +120,7 @@ def _read_sentence(
         elif "frameName" in aset.attrib or "luName" in aset.attrib or any(
             layer.name == "FE" and layer.labels for layer in layers
         ):
-            no_layer.append(aset.get("ID"))  # a frame annotation whose Target layer is missing: counted, not dropped silently
+            no_layer.append(aset.get("ID"))  # a frame annotation whose Target layer is missing: counted, not dropped
     try:
         sentence = Sentence(
             sent_id, text, document, _int(sent, "docID"), _int(sent, "corpID"), _int(sent, "sentNo"),

@@ -328,8 +328,10 @@ def _build(
 
     # Step 5: no sentence of test in dev, none of dev or test in train.
     test_hashes = {r.sent_hash for r in records["test"]}
-    records["dev"] = _drop(records["dev"], lambda r: "overlap:test" if r.sent_hash in test_hashes else None, ledger["dev"],
-                           trace and trace.dropper("dev"))
+    records["dev"] = _drop(
+        records["dev"], lambda r: "overlap:test" if r.sent_hash in test_hashes else None, ledger["dev"],
+        trace and trace.dropper("dev"),
+    )
     dev_hashes = {r.sent_hash for r in records["dev"]}
     records["train"] = _drop(
         records["train"],

@@ -4,13 +4,15 @@ Given to :func:`~pyfn.splits.builder.build_splits` (``trace=Trace()``), a
 :class:`Trace` is told, as the build goes, every set removed with the step
 and ledger reason that removed it and, for steps 5 and 6, the set or
 sentence it lost to; at the end, the sets each split kept. It answers
-:meth:`Trace.fates` for an annotation-set, sentence or document id. The
-builder calls it only where a set is removed, so a build without a trace
-runs as before.
+:meth:`Trace.fates` for annotation-set, sentence or document ids. The
+builder calls it once per file read and per split, and where a set is
+removed: never for a kept set, so that a build without a trace runs as
+before.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,13 +33,13 @@ STEPS = {
     "filter": (4, "filter"),
     "overlap": (5, "sentence in another split"),
     "duplicate": (6, "duplicate"),
-    "kept": (7, "kept"),
+    "kept": (None, "kept"),
 }
-"""SPLITS.md step number and short name of each ledger reason's prefix."""
+"""SPLITS.md step number and short name of each ledger reason's prefix (a kept set has no step)."""
 _FOLDERS = {"fulltext": "fulltext", "exemplar": "lu"}
 
 
-def step_of(reason: str) -> tuple[int, str]:
+def step_of(reason: str) -> tuple[int | None, str]:
     """The SPLITS.md step (number, name) of a ledger reason (or ``kept``)."""
     key = reason.split(":", 1)[0]
     return STEPS["malformed" if key.startswith("malformed_") else key]
@@ -62,7 +64,7 @@ class Fate:
     line: str | None = field(default=None, repr=False)
 
     @property
-    def step(self) -> tuple[int, str]:
+    def step(self) -> tuple[int | None, str]:
         """SPLITS.md step number and name."""
         return step_of(self.reason)
 
@@ -93,13 +95,14 @@ class Trace:
         self._removed: list[tuple[str, str | None, int | None, int | None, str, str | None, Any]] = []
         self._kept: dict[str, list[Record]] = {}
         self._against: dict[str, list[Record]] = {}
-        self.problems: list[tuple[str, str, str]] = []
         self.files: dict[str, str] = {}
+        """The files read, each with the split it went to."""
 
     # the builder's side
 
     def read(self, split: str, record: ParsedFile) -> None:
-        """A file read for ``split``: its sets dropped while reading (steps 1-2) and its problems."""
+        """A file read for ``split``: its sets dropped while reading (steps 1-2), and its malformed sentences
+        or the whole file when unreadable."""
         self.files[record.path] = split
         for set_id, sent_id, reason in record.dropped:
             self._removed.append((split, record.path, set_id, sent_id, reason, None, None))
@@ -110,7 +113,6 @@ class Trace:
                                       reason, None, None))
             elif reason == "malformed_file":
                 self._removed.append((split, record.path, None, None, reason, None, None))
-        self.problems.extend(record.problems)
 
     def removed(self, split: str, path: str, set_id: int, sent_id: int, reason: str, line: str) -> None:
         """A set excluded or filtered (steps 3-4)."""
@@ -124,7 +126,7 @@ class Trace:
         """The callback of steps 5-6 for ``split``: ``(record, reason, kept=None)``."""
 
         def drop(record: Record, reason: str, kept: Record | None = None) -> None:
-            self._removed.append((split, None, record.id, -1, reason, record.line, kept))
+            self._removed.append((split, None, record.id, None, reason, record.line, kept))
 
         return drop
 
@@ -140,9 +142,10 @@ class Trace:
         ordered by file, sentence and set id."""
         sets, sentences, files = set(set_ids), set(sentence_ids), set(paths)
         needles = [str(n) for n in sets | sentences]
+        needles += ['"document":' + json.dumps(path.rsplit("/", 1)[-1], ensure_ascii=False) for path in files]
 
         def wanted_line(line: str) -> AnnotationSet | None:
-            if files or any(n in line for n in needles):
+            if any(n in line for n in needles):
                 aset = jsonl.loads(line)
                 if aset.id in sets or aset.sentence.id in sentences or _where(aset) in files:
                     return aset
