@@ -287,8 +287,11 @@ def render(report: dict[str, Any]) -> str:
     for match in report["matches"]:
         lines.append("")
         if match["kind"] == "annotation-set":
-            for item in match["sets"]:
-                lines.extend(_set_block(item))
+            if len(match["sets"]) > 1:
+                hint = " (--from-source picks one)" if len({item["source"] for item in match["sets"]}) > 1 else ""
+                lines.append(f"{match['id']} names {len(match['sets'])} annotation sets{hint}:")
+            for i, item in enumerate(match["sets"]):
+                lines.extend(([""] if i else []) + _set_block(item))
             continue
         by_file: dict[str, list[dict]] = {}
         for item in match["sets"]:

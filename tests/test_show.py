@@ -161,7 +161,9 @@ def test_an_id_naming_several_things_shows_them_all(release):
     assert [m["kind"] for m in _show(release, "2", kind="sentence")["matches"]] == ["sentence"]
     # set 11 is a fulltext set (test) and an exemplar set (train): both, or the one asked for
     with_ex = BuildOptions(with_exemplars=True)
-    [match] = _show(release, "11", with_ex)["matches"]
+    report = _show(release, "11", with_ex)
+    assert "\n11 names 2 annotation sets (--from-source picks one):\n" in render(report)
+    [match] = report["matches"]
     assert [(s["source"], s["file"], s["split"]) for s in match["sets"]] == [
         ("fulltext", "fulltext/test.xml", "test"), ("exemplar", "lu/lu5.xml", "train")]
     assert _only(_show(release, "11", with_ex, source="exemplar"))["file"] == "lu/lu5.xml"
