@@ -44,6 +44,7 @@ class Inputs:
 
     options: BuildOptions
     split: dict[str, Any]
+    """The split definition's kind, seed, folds and fold, as a manifest's ``options.split`` records them."""
     formats: tuple[str, ...]
     format_options: FormatOptions
     manifest: dict[str, Any] | None = None
@@ -54,6 +55,8 @@ def manifest_inputs(path: Path, jobs: int = 0) -> tuple[str, Inputs]:
     """The release path and the build options a conversion's manifest records (``path``: the
     manifest or its folder); an error when it is not the manifest of a build from FrameNet XML."""
     path = Path(path)
+    if not path.exists():
+        raise PyfnError(f"{path}: no such file or directory")
     folder = path if path.is_dir() else path.parent
     if not path.is_dir() and path.name != MANIFEST:
         raise UsageError(f"{path}: give a conversion folder or its {MANIFEST}")

@@ -220,6 +220,8 @@ def test_cli_manifest_refusals(sample_conversion, tmp_path, capsys):
     assert err.count("\n") == 1 and "the rebuild's ledger differs from the recorded one" in err
     assert main(["show", "1", "--manifest", str(tmp_path), "--quiet"]) == 1
     assert "no manifest.json" in capsys.readouterr().err
+    assert main(["show", "1", "--manifest", str(tmp_path / "typo"), "--quiet"]) == 1
+    assert "typo: no such file or directory" in capsys.readouterr().err
 
 
 def test_cli_unknown_id(capsys):
