@@ -228,3 +228,14 @@ def test_cli_unknown_id(capsys):
     assert main(["show", "777", "--source", "sample", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("pyfn: error: 777: no annotation set, sentence or document") and err.count("\n") == 1
+
+
+def test_cli_manifest_refuses_another_release(sample_conversion, tmp_path, capsys):
+    from pyfn.resources import resource_path
+
+    other = tmp_path / "sample-copy"
+    shutil.copytree(resource_path("sample"), other)
+    changed = other / "fulltext" / "ANC__110CYL070.xml"
+    changed.write_bytes(changed.read_bytes() + b"\n")
+    assert main(["show", "1907124", "--manifest", str(sample_conversion), "--source", str(other), "--quiet"]) == 1
+    assert "is not the release this conversion read (its files' fingerprint differs)" in capsys.readouterr().err
