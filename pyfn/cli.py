@@ -955,6 +955,12 @@ def _add_compare_runs(sub: argparse._SubParsersAction) -> None:
     add_parser(sub)
 
 
+def _add_show(sub: argparse._SubParsersAction) -> None:
+    from pyfn.show_command import add_parser  # noqa: PLC0415
+
+    add_parser(sub)
+
+
 def _add_baseline(sub: argparse._SubParsersAction) -> None:
     from pyfn.baselines.command import add_parser  # noqa: PLC0415
 
@@ -993,6 +999,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compare_runs(sub)
     _add_check_release(sub)
     _add_audit(sub)
+    _add_show(sub)
     _add_xp(sub)
     _add_verify(sub)
     _add_baseline(sub)

@@ -12,8 +12,8 @@ import pytest
 from pyfn.cli import FROM_FORMATS, TO_FORMATS, build_parser, subparsers
 from pyfn.formats.registry import READERS, RELEASE_FORMATS, WRITERS
 
-COMMANDS = ["convert", "generate", "preprocess", "score", "compare", "compare-runs", "check-release", "audit", "xp",
-            "verify", "baseline", "open-sesame"]
+COMMANDS = ["convert", "generate", "preprocess", "score", "compare", "compare-runs", "check-release", "audit", "show",
+            "xp", "verify", "baseline", "open-sesame"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

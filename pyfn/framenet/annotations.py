@@ -43,6 +43,8 @@ class FileResult:
     """Annotation-set ID -> ID of the sentence it was read in (an ID may appear once per file)."""
     texts: dict[int, str] = field(default_factory=dict, repr=False)
     """Sentence ID -> text (lu files repeat a sentence in several subcorpora, always with its text)."""
+    not_annotation_set_ids: list[tuple[str | None, int, str]] = field(default_factory=list, repr=False)
+    """``(annotationSet ID attribute, sentence ID, reason)`` of each set counted in ``not_annotation_sets``."""
 
 
 def _labels(layer: etree._Element) -> tuple[Label, ...]:
@@ -96,7 +98,7 @@ def _read_sentence(
     pos_layer: str | None = None
     pos: tuple[PosTag, ...] = ()
     frame_sets: list[tuple[etree._Element, list[Layer]]] = []
-    no_layer = 0
+    no_layer: list[str | None] = []
     for aset in sent.iterchildren(_ANNOSET):
         layers: list[Layer] = []
         has_target = False
@@ -118,7 +120,7 @@ def _read_sentence(
         elif "frameName" in aset.attrib or "luName" in aset.attrib or any(
             layer.name == "FE" and layer.labels for layer in layers
         ):
-            no_layer += 1  # a frame annotation whose Target layer is missing: counted, not dropped silently
+            no_layer.append(aset.get("ID"))  # a frame annotation whose Target layer is missing: counted, not dropped
     try:
         sentence = Sentence(
             sent_id, text, document, _int(sent, "docID"), _int(sent, "corpID"), _int(sent, "sentNo"),
@@ -130,15 +132,15 @@ def _read_sentence(
     if first_text != text:
         raise PyfnError(f"{where}: sentence ID already read in this file with another text ({first_text[:40]!r})")
     result.sentences += 1
-    if no_layer:
-        result.not_annotation_sets["no_target:no_layer"] += no_layer
+    for aset_id in no_layer:
+        _not_annotation_set(result, aset_id, sent_id, "no_target:no_layer")
     for aset, layers in frame_sets:
         first_target = next(layer for layer in layers if layer.name == "Target")
         if not first_target.labels:
-            result.not_annotation_sets["no_target:empty_layer"] += 1
+            _not_annotation_set(result, aset.get("ID"), sent_id, "no_target:empty_layer")
             continue
         if not all(label.start is not None and label.end is not None for label in first_target.labels):
-            result.not_annotation_sets["no_target:label_without_offsets"] += 1
+            _not_annotation_set(result, aset.get("ID"), sent_id, "no_target:label_without_offsets")
             continue
         aset_where = f"{where} annotationSet {aset.get('ID')}"
         try:
@@ -150,6 +152,11 @@ def _read_sentence(
             result.sets.append(annotation_set)
         except PyfnError as exc:
             result.problems.append(Problem("malformed_annotation_set", aset_where, str(exc)))
+
+
+def _not_annotation_set(result: FileResult, aset_id: str | None, sent_id: int, reason: str) -> None:
+    result.not_annotation_sets[reason] += 1
+    result.not_annotation_set_ids.append((aset_id, sent_id, reason))
 
 
 def _annotation_set(

@@ -29,6 +29,7 @@ from pyfn.splits import parsed
 from pyfn.splits.definitions import SplitDefinition
 from pyfn.splits.filters import get_filters
 from pyfn.splits.hashing import fe_signature
+from pyfn.splits.trace import Trace
 from pyfn.workers import job_count, process_pool
 
 SPLITS = ("train", "dev", "test")
@@ -261,24 +262,28 @@ def build_splits(
     options: BuildOptions,
     progress: Callable = _no_progress,
     cache: ReleaseCache | None = None,
+    trace: Trace | None = None,
 ) -> BuildResult:
     """Build the requested splits of ``release`` under ``definition`` (SPLITS.md), reading the
     annotation files through the parsed-release ``cache`` when given (an entry found corrupt is
-    reported in ``cache.problems``, removed, and its folder parsed again)."""
+    reported in ``cache.problems``, removed, and its folder parsed again). A ``trace`` is told the
+    fate of every set (:mod:`pyfn.splits.trace`)."""
     tasks, missing = _tasks(release, definition, options)
     for _ in range(2):  # fulltext's entry, then lu's
         try:
-            return _build(release, definition, options, tasks, missing, progress, cache)
+            return _build(release, definition, options, tasks, missing, progress, cache, trace)
         except CorruptEntry as exc:
             assert cache is not None
             cache.discard(exc.key, exc.why)
-    return _build(release, definition, options, tasks, missing, progress, None)
+    return _build(release, definition, options, tasks, missing, progress, None, trace)
 
 
 def _build(
     release: Release, definition: SplitDefinition, options: BuildOptions, tasks: list[tuple[str, str]],
-    missing: list[str], progress: Callable, cache: ReleaseCache | None,
+    missing: list[str], progress: Callable, cache: ReleaseCache | None, trace: Trace | None = None,
 ) -> BuildResult:
+    if trace is not None:
+        trace.clear()
     ledger: dict[str, Counter] = {s: Counter() for s in SPLITS}
     records: dict[str, list[Record]] = {s: [] for s in SPLITS}
     files: dict[str, str] = {}
@@ -295,6 +300,8 @@ def _build(
             raise PyfnError(f"{record.problems[0][2]} (--strict)")
         files[record.path] = record.sha256
         problems.extend(record.problem_list())
+        if trace is not None:
+            trace.read(split, record)
         removed = ledger[split]
         removed.update(dict(record.removed))
         mask = wanted if split == "train" or options.filter_scope == "all" else 0
@@ -306,9 +313,14 @@ def _build(
                 if excl is not None:
                     removed[excl[0]] += 1
                     matched.add(excl[1:])
+                    if trace is not None:
+                        trace.removed(split, record.path, set_id, sent_ids[i], excl[0], lines[i])
                     continue
             if masks[i] & mask:
-                removed[next(reason for bit, reason in reasons if masks[i] & bit)] += 1
+                reason = next(reason for bit, reason in reasons if masks[i] & bit)
+                removed[reason] += 1
+                if trace is not None:
+                    trace.removed(split, record.path, set_id, sent_ids[i], reason, lines[i])
                 continue
             sent_hash = sent_hashes[i]
             kept.append(_record((set_id, sent_hash, f"{sent_hash}\t{spans[i]}\t{lus[i]}\t{frames[i]}", texts[i],
@@ -316,19 +328,26 @@ def _build(
 
     # Step 5: no sentence of test in dev, none of dev or test in train.
     test_hashes = {r.sent_hash for r in records["test"]}
-    records["dev"] = _drop(records["dev"], lambda r: "overlap:test" if r.sent_hash in test_hashes else None, ledger["dev"])
+    records["dev"] = _drop(
+        records["dev"], lambda r: "overlap:test" if r.sent_hash in test_hashes else None, ledger["dev"],
+        trace and trace.dropper("dev"),
+    )
     dev_hashes = {r.sent_hash for r in records["dev"]}
     records["train"] = _drop(
         records["train"],
         lambda r: "overlap:test" if r.sent_hash in test_hashes else ("overlap:dev" if r.sent_hash in dev_hashes else None),
-        ledger["train"],
+        ledger["train"], trace and trace.dropper("train"),
     )
+    if trace is not None:
+        trace.against(records["test"], records["dev"])
     # Step 6: no duplicates within a split.
     duplicates: dict[str, list[dict]] = {}
     splits: dict[str, SplitData] = {}
     for name in SPLITS:
-        kept, duplicates[name] = _dedup(records[name], ledger[name])
+        kept, duplicates[name] = _dedup(records[name], ledger[name], trace and trace.dropper(name))
         kept.sort(key=_OUTPUT_ORDER)
+        if trace is not None:
+            trace.kept(name, kept)
         if name in options.splits:
             texts = [r.text for r in kept]
             starts = [i for i, (text, previous) in enumerate(zip(texts, [None, *texts])) if text != previous]
@@ -359,7 +378,9 @@ def _build(
     )
 
 
-def _drop(records: list[Record], why: Callable[[Record], str | None], ledger: Counter) -> list[Record]:
+def _drop(records: list[Record], why: Callable[[Record], str | None], ledger: Counter,
+          dropped: Callable[..., None] | None = None) -> list[Record]:
+    """The records ``why`` gives no reason to remove; the others counted in ``ledger`` (and told to ``dropped``)."""
     kept = []
     for record in records:
         reason = why(record)
@@ -367,12 +388,15 @@ def _drop(records: list[Record], why: Callable[[Record], str | None], ledger: Co
             kept.append(record)
         else:
             ledger[reason] += 1
+            if dropped is not None:
+                dropped(record, reason)
     return kept
 
 
-def _dedup(records: list[Record], ledger: Counter) -> tuple[list[Record], list[dict]]:
+def _dedup(records: list[Record], ledger: Counter, dropped: Callable[..., None] | None = None,
+           ) -> tuple[list[Record], list[dict]]:
     """Keep the lowest annotation-set ID per hash (the first read among equal IDs); list groups whose
-    FE labels differ."""
+    FE labels differ. Each set removed is told to ``dropped`` with the set it lost to."""
     first: dict[str, Record] = {}
     groups: dict[str, list[Record]] = {}
     for record in records:
@@ -384,6 +408,9 @@ def _dedup(records: list[Record], ledger: Counter) -> tuple[list[Record], list[d
         group.sort(key=lambda r: r.id)
         first[set_hash] = group[0]
         ledger["duplicate"] += len(group) - 1
+        if dropped is not None:
+            for record in group[1:]:
+                dropped(record, "duplicate", group[0])
         if len({fe_signature(jsonl.loads(r.line)) for r in group}) > 1:
             differing.append(
                 {

@@ -14,12 +14,16 @@ code from there on.
 
 Layout (``FORMAT``)::
 
-    (path, sha256, sentences, problems, removed, sets)
+    (path, sha256, sentences, problems, removed, sets, dropped)
     problems = [(reason, where, message), ...]
     removed  = [(ledger reason, count), ...]         # no_target:*, invalid:*, malformed_*
+    dropped  = [(set id or None, sentence id, ledger reason), ...]   # the sets of removed, one by one
     sets     = (ids, sentence_ids, frame_ids, lu_ids, filter_masks, texts, sentence_hashes, spans, lus,
                 frames, lines)
 
+``dropped`` names the sets counted in ``removed`` (the id is None when the
+XML's is not an integer; a ``malformed_sentence`` or ``malformed_file`` has
+no sets to name): only :class:`~pyfn.splits.trace.Trace` reads it.
 ``texts`` are sentence texts without trailing whitespace,
 ``sentence_hashes`` their :func:`~pyfn.splits.hashing.sentence_hash` (one
 string object per sentence: stored once), ``spans`` the sorted target spans
@@ -29,6 +33,7 @@ as ``s#e[#s#e...]``.
 from __future__ import annotations
 
 import marshal
+import re
 from collections import Counter
 from sys import intern
 from typing import Any, NamedTuple
@@ -40,7 +45,7 @@ from pyfn.splits.filters import FILTERS
 from pyfn.splits.hashing import sentence_hash
 from pyfn.splits.validity import invalid_reason
 
-FORMAT = 1
+FORMAT = 2
 """Version of the record layout."""
 FILTER_BITS = {name: 1 << i for i, name in enumerate(FILTERS)}
 """The bit of each registered filter in a set's mask."""
@@ -55,6 +60,7 @@ class ParsedFile(NamedTuple):
     problems: list[tuple[str, str, str]]
     removed: list[tuple[str, int]]
     sets: tuple[list[Any], ...]
+    dropped: list[tuple[int | None, int, str]]
 
     def problem_list(self) -> list[Problem]:
         """The problems as :class:`~pyfn.errors.Problem` objects."""
@@ -67,7 +73,7 @@ def _no_sets() -> tuple[list[Any], ...]:
 
 def malformed(relpath: str, message: str) -> ParsedFile:
     """The record of a file that cannot be read as a whole."""
-    return ParsedFile(relpath, "", 0, [("malformed_file", relpath, message)], [("malformed_file", 1)], _no_sets())
+    return ParsedFile(relpath, "", 0, [("malformed_file", relpath, message)], [("malformed_file", 1)], _no_sets(), [])
 
 
 def parse_file(data: bytes, relpath: str) -> ParsedFile:
@@ -79,6 +85,9 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
         return malformed(relpath, str(exc))
     removed: Counter = Counter(p.reason for p in result.problems)
     removed.update(result.not_annotation_sets)
+    dropped = [(_int_id(aset_id), sent_id, reason) for aset_id, sent_id, reason in result.not_annotation_set_ids]
+    dropped.extend((int(m[2]), int(m[1]), p.reason) for p in result.problems
+                   if p.reason == "malformed_annotation_set" and (m := _MALFORMED_SET.search(p.where)))
     sets = _no_sets()
     ids, sent_ids, frame_ids, lu_ids, masks, texts, hashes, spans_col, lus, frames, lines = sets
     filters = [(FILTER_BITS[f.name], f.removes) for f in FILTERS.values()]
@@ -87,6 +96,7 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
         reason = invalid_reason(aset)
         if reason is not None:
             removed[reason] += 1
+            dropped.append((aset.id, aset.sentence.id, reason))
             continue
         mask = 0
         for bit, removes in filters:
@@ -108,7 +118,15 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
         frames.append(intern(aset.frame_name))
         lines.append(jsonl.dumps(aset))
     return ParsedFile(relpath, result.sha256, result.sentences, [(p.reason, p.where, p.message) for p in result.problems],
-                      sorted(removed.items()), sets)
+                      sorted(removed.items()), sets, dropped)
+
+
+_MALFORMED_SET = re.compile(r" sentence (-?\d+) annotationSet (-?\d+)$")
+"""The sentence and set IDs in the ``where`` of a ``malformed_annotation_set`` problem."""
+
+
+def _int_id(value: str | None) -> int | None:
+    return int(value) if value is not None and value.lstrip("-").isdigit() else None
 
 
 def dumps(parsed: ParsedFile) -> bytes:
