@@ -65,7 +65,8 @@ def test_mcnemar_midp_matches_exact_binomial_minus_half_point(b: int, c: int) ->
 
 def test_mcnemar_midp_hand_computed_and_tie_cases() -> None:
     # b=1, c=4: n=5, P(X<=1) = 6/32, P(X=1) = 5/32 -> 12/32 - 5/32 = 7/32
-    assert stats.mcnemar_midp(1, 4) == pytest.approx(7 / 32, rel=1e-12)
+    assert stats.mcnemar_midp(1, 4) == 7 / 32
+    assert stats.mcnemar_midp(2, 3) == 22 / 32  # P(X<=2) = 16/32, P(X=2) = 10/32 -> 32/32 - 10/32
     assert stats.mcnemar_midp(0, 0) == 1.0
     assert stats.mcnemar_midp(6, 6) == 1.0
     assert stats.mcnemar_midp(2, 3) <= 1.0

@@ -157,10 +157,12 @@ def mcnemar_midp(b: int, c: int) -> float:
     """McNemar mid-p value for ``b`` and ``c`` discordant pairs (Fagerland et al. 2013).
 
     With ``X ~ Binomial(b + c, 1/2)`` and ``k = min(b, c)``: the exact two-sided
-    binomial p-value ``2 * P(X <= k)`` (``scipy.stats.binomtest``, which is
-    statsmodels' exact McNemar test) minus ``P(X = k)`` (``scipy.stats.binom.pmf``),
-    capped at 1. ``b == c`` (including ``b = c = 0``, no discordant pair) is
-    defined as ``p = 1.0``: no evidence of a difference.
+    binomial p-value ``2 * P(X <= k)`` (``scipy.stats.binomtest``, statsmodels'
+    exact McNemar test) minus ``P(X = k)``, capped at 1, computed as
+    ``P(X <= k) + P(X <= k - 1)`` with ``scipy.stats.binom.cdf`` (no cancellation:
+    within a few 1e-14 of the exact fraction, and exact on small dyadic values).
+    ``b == c`` (including ``b = c = 0``, no discordant pair) is defined as
+    ``p = 1.0``: no evidence of a difference.
     """
     if b < 0 or c < 0:
         raise UsageError(f"McNemar: discordant counts must be >= 0, got b={b}, c={c}")
@@ -168,7 +170,7 @@ def mcnemar_midp(b: int, c: int) -> float:
         return 1.0
     sps = _scipy_stats()
     n, k = b + c, min(b, c)
-    return min(1.0, float(sps.binomtest(k, n, 0.5).pvalue - sps.binom.pmf(k, n, 0.5)))
+    return min(1.0, float(sps.binom.cdf(k, n, 0.5) + sps.binom.cdf(k - 1, n, 0.5)))
 
 
 @dataclass(frozen=True)
