@@ -566,7 +566,7 @@ def _score_protocols(args: argparse.Namespace) -> int:
     if args.protocol and not frame_id and (args.frame_scores or args.lu_frames or args.release_lu_frames):
         raise UsageError(f"--frame-scores, --lu-frames and --release-lu-frames go with lexfilter:*, "
                          f"not {args.protocol}")
-    if not args.frame_scores and (args.lu_frames or args.release_lu_frames):
+    if not frame_id and not args.frame_scores and (args.lu_frames or args.release_lu_frames):
         raise UsageError("--lu-frames and --release-lu-frames go with --frame-scores here")
     fid = FrameScores(Path(args.frame_scores), Path(args.lu_frames) if args.lu_frames else None,
                       Path(args.release_lu_frames) if args.release_lu_frames else None) if args.frame_scores else None

@@ -142,6 +142,10 @@ def test_cli_protocol_card_and_all_protocols(tmp_path, capsys):
     assert out["measures"]["accuracy"]["tp"] == 2 and out["card"]["protocol"] == "lexfilter:full"
     assert main([*base, "--protocol", "lexfilter:none"]) == 2
     assert "needs --frame-scores" in capsys.readouterr().err
+    assert main([*base, "--protocol", "lexfilter:train", "--lu-frames", str(train)]) == 2
+    assert "lexfilter:train needs --frame-scores FILE and --lu-frames" in capsys.readouterr().err
+    assert main([*base, "--protocol", "lexfilter:none", "--frame-scores", str(tmp_path / "missing.jsonl")]) == 1
+    assert "missing.jsonl: cannot read the frame scores" in capsys.readouterr().err
     assert main([*base, "--protocol", "spanfinder", "--frame-scores", str(scores)]) == 2
     assert "go with lexfilter" in capsys.readouterr().err
     here = Path(__file__).resolve().parent
