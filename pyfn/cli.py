@@ -19,7 +19,8 @@ from pyfn.splits.filters import FILTERS
 FROM_FORMATS = ["fnxml", *READERS]
 TO_FORMATS = [*WRITERS, *RELEASE_FORMATS]
 NOT_FROM = {fmt: f"cannot convert from {fmt}: {why}" for fmt, why in NOT_SOURCES.items()}
-PROTOCOL_NAMES = ("semeval07", "sesame-labeled", "sesame-unlabeled", "sesame-token", "spanfinder", "fst-text")
+PROTOCOL_NAMES = ("semeval07", "sesame-labeled", "sesame-unlabeled", "sesame-token", "spanfinder", "fst-text",
+                  "lexfilter:train", "lexfilter:full", "lexfilter:none")
 """The keys of :data:`pyfn.scoring.protocols.PROTOCOLS` (kept here so that ``--help`` imports no scorer)."""
 EPILOG = "FrameNet data: ICSI, Berkeley, under CC BY (https://framenet.icsi.berkeley.edu/)."
 
@@ -488,7 +489,8 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--parse", help="CoNLL-U/CoNLL-X parse of the gold sentences, block k = sentence k "
                    "(--span-match head; default: none)")
     _add_lexicon_options(p)
-    p.add_argument("--lu-frames", help="lu_frames.tsv of `pyfn generate` (train-only lexicon), for --mode frameid")
+    p.add_argument("--lu-frames", help="lu_frames.tsv of `pyfn generate` (train-only lexicon), for --mode frameid "
+                   "and --protocol lexfilter:train")
     p.add_argument("--per-sentence", action="store_true", help="also print points per sentence")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--output", help="write the JSON object to this file (atomically) instead of printing it")
@@ -498,7 +500,14 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
                    help="score as a published evaluation does, with its protocol card (see docs/PROTOCOLS.md); "
                    "default: the SemEval-2007 scorer as --mode says")
     p.add_argument("--all-protocols", action="store_true",
-                   help="one table: the same predictions under every protocol")
+                   help="one table: the same predictions under every protocol (lexfilter:* only with --frame-scores, "
+                   "each with the lexicon it needs)")
+    p.add_argument("--frame-scores", metavar="FILE",
+                   help="per-frame scores of the predicted targets ({split}.frame_scores.jsonl of `pyfn baseline "
+                   "frameid-logreg --frame-scores`), for the lexfilter:* protocols")
+    p.add_argument("--release-lu-frames", metavar="FILE",
+                   help="release_lu_frames.tsv of `pyfn generate --release-lexicon`, for --protocol lexfilter:full "
+                   "(lexfilter:train reads --lu-frames)")
     p.add_argument("--breakdown", action="store_true",
                    help="error analysis (docs/BREAKDOWN.md): frame accuracy per frame and by the LU's train count, "
                    "the most confused frames, argument P/R/F1 per FE and per coreness, and the sentences with an error; "
@@ -520,6 +529,8 @@ def _score(args: argparse.Namespace) -> int:
         raise UsageError("--train and --html go with --breakdown")
     if args.protocol or args.all_protocols:
         return _score_protocols(args)
+    if args.frame_scores or args.release_lu_frames:
+        raise UsageError("--frame-scores and --release-lu-frames go with --protocol lexfilter:* or --all-protocols")
     if args.mode == "frameid":
         return _score_frameid(args)
     lexicon, rel = _scorer_lexicon(args)
@@ -552,7 +563,7 @@ def _score(args: argparse.Namespace) -> int:
 
 def _score_protocols(args: argparse.Namespace) -> int:
     """``--protocol NAME`` (its measures and card) or ``--all-protocols`` (one table)."""
-    from pyfn.scoring.protocols import run, run_all, table_rows  # noqa: PLC0415
+    from pyfn.scoring.protocols import FRAME_ID, FrameScores, run, run_all, table_rows  # noqa: PLC0415
 
     if args.protocol and args.all_protocols:
         raise UsageError("give --protocol NAME or --all-protocols, not both")
@@ -561,10 +572,18 @@ def _score_protocols(args: argparse.Namespace) -> int:
                                      ("--per-sentence", args.per_sentence), ("--parse", bool(args.parse))) if on]
     if clashes:
         raise UsageError(f"{', '.join(clashes)} set(s) the SemEval scorer; a protocol fixes its own settings")
-    lexicon, rel = _scorer_lexicon(args)
+    frame_id = args.protocol in FRAME_ID
+    if args.protocol and not frame_id and (args.frame_scores or args.lu_frames or args.release_lu_frames):
+        raise UsageError(f"--frame-scores, --lu-frames and --release-lu-frames go with lexfilter:*, "
+                         f"not {args.protocol}")
+    if not frame_id and not args.frame_scores and (args.lu_frames or args.release_lu_frames):
+        raise UsageError("--lu-frames and --release-lu-frames go with --frame-scores here")
+    fid = FrameScores(Path(args.frame_scores), Path(args.lu_frames) if args.lu_frames else None,
+                      Path(args.release_lu_frames) if args.release_lu_frames else None) if args.frame_scores else None
+    lexicon, rel = (None, "") if frame_id else _scorer_lexicon(args)
     gold, pred = Path(args.gold), Path(args.pred)
     if args.protocol:
-        result = run(args.protocol, gold, pred, lexicon=lexicon, lexicon_tag=rel)
+        result = run(args.protocol, gold, pred, lexicon=lexicon, lexicon_tag=rel, frame_scores=fid)
         if args.json or args.output:
             return _emit_json(result.as_dict(), args)
         for m in result.measures:
@@ -573,7 +592,8 @@ def _score_protocols(args: argparse.Namespace) -> int:
         for line in result.card.lines():
             print(line)
         return 0
-    results = run_all(gold, pred, lexicon=lexicon, lexicon_tag=rel)
+    assert lexicon is not None
+    results = run_all(gold, pred, lexicon=lexicon, lexicon_tag=rel, frame_scores=fid)
     rows = table_rows(results)
     if args.json or args.output:
         return _emit_json({"rows": rows, "cards": [r.card.as_dict() for r in results]}, args)
@@ -598,7 +618,9 @@ def _score_breakdown(args: argparse.Namespace) -> int:
     clashes = [flag for flag, on in (("--protocol", bool(args.protocol)), ("--all-protocols", args.all_protocols),
                                      ("--exact", args.exact), ("--corrected", args.corrected),
                                      ("--span-match", args.span_match != "exact"), ("--parse", bool(args.parse)),
-                                     ("--per-sentence", args.per_sentence), ("--lu-frames", bool(args.lu_frames))) if on]
+                                     ("--per-sentence", args.per_sentence), ("--lu-frames", bool(args.lu_frames)),
+                                     ("--frame-scores", bool(args.frame_scores)),
+                                     ("--release-lu-frames", bool(args.release_lu_frames))) if on]
     if clashes:
         raise UsageError(f"--breakdown does not take {', '.join(clashes)}")
     for flag, value in (("--gold", args.gold), ("--pred", args.pred), ("--train", args.train)):

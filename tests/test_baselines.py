@@ -648,3 +648,47 @@ def test_cli_candidates_release_needs_the_release_lexicon(tiny, tmp_path):
     assert not (tmp_path / "out" / "manifest.json").exists()
     with pytest.raises(UsageError, match="--candidates release goes with frameid-mff and frameid-logreg"):
         _run(tiny, "args-deppath", tmp_path / "out", "--candidates", "release")
+
+
+def test_cli_logreg_frame_scores(tmp_path):
+    """``--frame-scores``: one line per predicted set, every train frame scored, in the predicted file's
+    order; the scores re-decoded by lexfilter:train give the predicted frames; same bytes on a rerun; a rerun
+    without the option removes the file; other systems refuse it."""
+    need_sklearn()
+    from collections import Counter  # noqa: PLC0415
+
+    from pyfn.scoring import frame_scores  # noqa: PLC0415
+    from pyfn.scoring.frameid import read_lu_frames  # noqa: PLC0415
+    from pyfn.scoring.protocols.lexfilter import decide  # noqa: PLC0415
+
+    data, lex = tmp_path / "fdata", tmp_path / "flex"
+    train = _logreg_data()
+    write_split(data, "train", train)
+    texts = ["they moved money into the safe place .", "the bank of the river .", "he ran home fast ."]
+    for split in ("dev", "test"):
+        write_split(data, split, [aset(t, (1, 1), "Other", lu) for t in texts for lu in ("bank.n", "shift.v")])
+    write_lexicon(lex, train, frames_xml=False)
+    out, again = tmp_path / "out", tmp_path / "again"
+    for target in (out, again):
+        assert _run((data, lex), "frameid-logreg", target, "--frame-scores") == 0
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["options"]["frame_scores"] is True
+    assert sha256_file(out / "test.frame_scores.jsonl") == manifest["outputs"]["test.frame_scores.jsonl"]
+    for file in ("test.frame_scores.jsonl", "dev.frame_scores.jsonl", "manifest.json"):
+        assert (again / file).read_bytes() == (out / file).read_bytes()
+    table = frame_scores.read(out / "test.frame_scores.jsonl")
+    pred = list(semeval.read(out / "test.predicted.xml", log=ProblemLog(strict=True)))
+    lexicon = read_lu_frames(lex / "lu_frames.tsv")
+    seen: dict = {}
+    for p in pred:
+        key = (p.sentence.id, p.target)
+        k = seen.setdefault(key, 0)
+        seen[key] += 1
+        scores = table[key][k]
+        assert set(scores) == {"Other", "Self_motion", "Relational_natural_features", "Businesses"}
+        # re-decoded with the train lexicon (bank.n: among its two frames; shift.v: unseen, among all)
+        assert decide(scores, lexicon.get(p.lu_name), Counter()) == p.frame_name
+    _run((data, lex), "frameid-logreg", out)
+    assert not (out / "test.frame_scores.jsonl").exists() and not (out / "dev.frame_scores.jsonl").exists()
+    with pytest.raises(UsageError, match="--frame-scores goes with frameid-logreg"):
+        _run((data, lex), "frameid-mff", tmp_path / "mff", "--frame-scores")

@@ -168,3 +168,26 @@ def test_args_deppath_argsonly(dirs, deppath):
     frames = {split: [s.frame_name for s in semeval.read(data / f"{split}.gold.xml", log=ProblemLog())]
               for split in ("test",)}
     assert [s.frame_name for s in semeval.read(deppath / "test.predicted.xml", log=ProblemLog())] == frames["test"]
+
+
+def test_logreg_frame_scores_under_the_lexical_filters(dirs, logreg, fn15):
+    """``--frame-scores`` leaves the predictions as they were, and ``lexfilter:train`` re-decoding its scores
+    with the train lexicon gives exactly ``--mode frameid``'s total accuracy (frameid-logreg decodes by the same
+    rules). Measured (scikit-learn 1.9.1, seed 0), test: train 3364/4148 (0.81099), full (release lexicon)
+    3705/4148 (0.89320), none 2982/4148 (0.71890)."""
+    from pyfn.framenet import open_release  # noqa: PLC0415
+    from pyfn.lexicon import release_frames, release_lu_frames, table_lines  # noqa: PLC0415
+    from pyfn.scoring.protocols import FrameScores, run  # noqa: PLC0415
+
+    root, data, lex = dirs
+    out = baseline(dirs, "frameid-logreg", "logreg-scores", "--splits", "test", "--frame-scores")
+    assert (out / "test.predicted.xml").read_bytes() == (logreg / "test.predicted.xml").read_bytes()
+    assert manifest(out)["outputs"]["test.frame_scores.jsonl"]
+    release = release_lu_frames([f for _, _, f in release_frames(open_release(fn15)).values()], exclude_frames=[398])
+    (root / "release_lu_frames.tsv").write_text("\n".join(table_lines(release, "\t", "release")) + "\n")
+    fid = FrameScores(out / "test.frame_scores.jsonl", lex / "lu_frames.tsv", root / "release_lu_frames.tsv")
+    got = {name: run(f"lexfilter:{name}", data / "test.gold.xml", out / "test.predicted.xml", lexicon=None,
+                     lexicon_tag="", frame_scores=fid).measure().counts for name in ("train", "full", "none")}
+    assert (got["train"].tp, got["train"].tp + got["train"].fn) == frame_id(dirs, logreg, "test")["total"]
+    assert got["none"].tp < got["train"].tp < got["full"].tp
+    assert 0.887 <= got["full"].tp / 4148 <= 0.899 and 0.712 <= got["none"].tp / 4148 <= 0.725

@@ -1,9 +1,12 @@
-"""Statistics for scores, checked against scipy / statsmodels on fixed vectors."""
+"""Statistics for scores: pyfn's calls into scipy / statsmodels checked against independent hand
+computations (exact integers, closed forms) and against the other library where two compute the same."""
 
 from __future__ import annotations
 
 import itertools
+import math
 import random
+from statistics import NormalDist
 
 import pytest
 
@@ -15,6 +18,36 @@ proportion = pytest.importorskip("statsmodels.stats.proportion")
 multitest = pytest.importorskip("statsmodels.stats.multitest")
 contingency = pytest.importorskip("statsmodels.stats.contingency_tables")
 
+def midp_by_hand(b: int, c: int) -> float:
+    """Mid-p with exact integers: ``(2 * sum_{i<=k} C(n, i) - C(n, k)) / 2**n``."""
+    if b == c:
+        return 1.0
+    n, k = b + c, min(b, c)
+    tail = sum(math.comb(n, i) for i in range(k + 1))
+    return min(1.0, (2 * tail - math.comb(n, k)) / 2**n)
+
+
+def wilson_by_hand(k: int, n: int, confidence: float) -> tuple[float, float]:
+    """Wilson's closed form: ``(p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``."""
+    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    p = k / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def holm_by_hand(pvalues: list[float]) -> list[float]:
+    """Step-down: the i-th smallest p times (m - i), running maximum, capped at 1; input order."""
+    m = len(pvalues)
+    out = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(sorted(range(m), key=lambda j: pvalues[j])):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        out[i] = running
+    return out
+
+
 DISCORDANT = [(0, 1), (1, 0), (0, 5), (3, 10), (10, 3), (7, 8), (12, 30), (40, 25), (1, 60), (200, 240)]
 
 
@@ -24,6 +57,7 @@ def test_mcnemar_midp_matches_exact_binomial_minus_half_point(b: int, c: int) ->
     exact = scipy_stats.binomtest(k, n, 0.5).pvalue
     expected = min(1.0, exact - scipy_stats.binom.pmf(k, n, 0.5))
     assert stats.mcnemar_midp(b, c) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+    assert stats.mcnemar_midp(b, c) == pytest.approx(midp_by_hand(b, c), rel=1e-9, abs=1e-15)
     # the exact part is statsmodels' exact McNemar test
     table = [[5, b], [c, 9]]
     assert exact == pytest.approx(contingency.mcnemar(table, exact=True).pvalue, rel=1e-9)
@@ -32,10 +66,12 @@ def test_mcnemar_midp_matches_exact_binomial_minus_half_point(b: int, c: int) ->
 def test_mcnemar_midp_hand_computed_and_tie_cases() -> None:
     # b=1, c=4: n=5, P(X<=1) = 6/32, P(X=1) = 5/32 -> 12/32 - 5/32 = 7/32
     assert stats.mcnemar_midp(1, 4) == 7 / 32
+    assert stats.mcnemar_midp(2, 3) == 22 / 32  # P(X<=2) = 16/32, P(X=2) = 10/32 -> 32/32 - 10/32
     assert stats.mcnemar_midp(0, 0) == 1.0
     assert stats.mcnemar_midp(6, 6) == 1.0
     assert stats.mcnemar_midp(2, 3) <= 1.0
-    assert 0.0 < stats.mcnemar_midp(2000, 2300) < 1e-5  # large n: exact integers, no overflow
+    large = stats.mcnemar_midp(2000, 2300)  # large n: no overflow, tiny p kept to relative precision
+    assert 0.0 < large < 1e-5 and large == pytest.approx(midp_by_hand(2000, 2300), rel=1e-9)
     with pytest.raises(UsageError):
         stats.mcnemar_midp(-1, 2)
 
@@ -55,6 +91,10 @@ def test_mcnemar_counts_discordant_pairs() -> None:
 def test_wilson_matches_statsmodels(k: int, n: int, confidence: float) -> None:
     low, high = proportion.proportion_confint(k, n, alpha=1 - confidence, method="wilson")
     assert stats.wilson_interval(k, n, confidence) == pytest.approx((low, high), abs=1e-12)
+    assert stats.wilson_interval(k, n, confidence) == pytest.approx(wilson_by_hand(k, n, confidence), abs=1e-12)
+    # scipy computes the same interval
+    ci = scipy_stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    assert stats.wilson_interval(k, n, confidence) == pytest.approx((ci.low, ci.high), abs=1e-12)
 
 
 def test_wilson_edge_cases() -> None:
@@ -80,6 +120,8 @@ PVALUES = [
 def test_corrections_match_statsmodels(pvalues: list[float], method: str) -> None:
     expected = multitest.multipletests(pvalues, method=method)[1]
     assert getattr(stats, method)(pvalues) == pytest.approx(list(expected), abs=1e-12)
+    by_hand = holm_by_hand(pvalues) if method == "holm" else [min(1.0, len(pvalues) * p) for p in pvalues]
+    assert getattr(stats, method)(pvalues) == pytest.approx(by_hand, abs=1e-12)
 
 
 def test_holm_is_monotone_and_capped() -> None:

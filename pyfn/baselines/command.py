@@ -10,6 +10,11 @@ dev is read for predictions and, by ``args-deppath``, to tune one threshold (rec
 (``pyfn generate --release-lexicon``: every LU of the release's frame files) and restricts decoding
 with it, as parsers such as Open-SESAME do; training is unchanged. The manifest records the choice
 and the file's sha256 only then, so that runs without the option write the manifest they always did.
+
+``--frame-scores`` (frameid-logreg only) also writes ``OUT/{split}.frame_scores.jsonl``
+(:mod:`pyfn.scoring.frame_scores`): the classifier's score of every train frame for every target, before
+any decoding rule, for the ``lexfilter:*`` protocols of ``pyfn score``. Predictions are unchanged; the
+manifest lists the files and records the option only then.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import locked_directory, sha256_file
 from pyfn.manifest import MANIFEST, check_finished, read_manifest, write_manifest
 from pyfn.model import AnnotationSet
+from pyfn.scoring import frame_scores
 
 SYSTEMS = {
     "frameid-mff": "frame identification: most frequent train frame per LU, with back-off (pyfn.baselines.mff)",
@@ -78,6 +84,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "--release-lexicon`: every LU of the full release's frame files), so an LU unseen in train "
                    "still gets only its own frames, as Open-SESAME decodes (mff: rule 'release'; logreg: the best "
                    "of its release frames). Training reads train only either way; recorded in the manifest")
+    p.add_argument("--frame-scores", action="store_true",
+                   help="frameid-logreg: also write OUT/{split}.frame_scores.jsonl, the classifier's score of every "
+                   "train frame per target before decoding (for `pyfn score --protocol lexfilter:*`; large: about "
+                   "100 MB for FN 1.5 test); recorded in the manifest")
     p.add_argument("--quiet", action="store_true", help="no summary on stderr")
     p.set_defaults(func=run)
 
@@ -95,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--seed {args.seed}: must lie between 0 and 2**32 - 1")
     if args.candidates != "train" and args.name not in FRAMEID:
         raise UsageError(f"--candidates {args.candidates} goes with {' and '.join(FRAMEID)}")
+    if args.frame_scores and args.name != "frameid-logreg":
+        raise UsageError("--frame-scores goes with frameid-logreg (the one baseline that scores every frame)")
     data, lexicon_dir, target = Path(args.data), Path(args.lexicon), Path(args.target)
     for role, directory in (("--data", data), ("--lexicon", lexicon_dir)):
         if not directory.is_dir():
@@ -116,6 +128,10 @@ def run(args: argparse.Namespace) -> int:
         for split in splits:
             path = bd.write_predictions(target, split, result["predictions"][split], gold[split])
             outputs[path.name] = sha256_file(path)
+            if args.frame_scores:
+                scores = target / f"{split}.{frame_scores.SUFFIX}"
+                outputs[scores.name] = frame_scores.write(scores, result["predictions"][split],
+                                                          result["scores"][split], gold[split])
         manifest = {
             "pyfn_version": __version__,
             "command": "baseline",
@@ -128,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
                 "seed": args.seed,
                 "threshold": args.threshold,
                 **({"candidates": args.candidates} if candidates is not None else {}),
+                **({"frame_scores": True} if args.frame_scores else {}),
             },
             **({"candidates": _candidates_record(lexicon_dir, candidates)} if candidates is not None else {}),
             "seed": args.seed,
@@ -165,7 +182,8 @@ def _forget_previous_run(target: Path) -> None:
     (target / MANIFEST).unlink(missing_ok=True)
     if previous and previous.get("command") == "baseline":
         for name in previous.get("outputs", {}):
-            if name in {f"{split}.predicted.xml" for split in EVAL_SPLITS}:
+            if name in {f"{split}.{suffix}" for split in EVAL_SPLITS
+                        for suffix in ("predicted.xml", frame_scores.SUFFIX)}:
                 (target / name).unlink(missing_ok=True)
 
 
@@ -277,10 +295,13 @@ def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: 
     fired = ("known_single", "known_ambiguous", "unknown")
     if candidates is not None:
         fired = ("release_single", "release_ambiguous", *fired)
-    predictions, per_split = {}, {}
+    predictions, per_split, scores = {}, {}, {}
     for split, sets in gold.items():
-        decided = model.predict(bd.instances(sets, parses[split]), candidates)
+        items = bd.instances(sets, parses[split])
+        decided = model.predict(items, candidates)
         predictions[split] = [bd.with_frame(aset, frame) for aset, (frame, _) in zip(sets, decided, strict=True)]
+        if args.frame_scores:
+            scores[split] = model.scores(items)
         rules = Counter(rule for _, rule in decided)
         per_split[split] = {"rules_fired": {r: rules[r] for r in fired}}
     record = model.record(release=candidates is not None)
@@ -291,6 +312,7 @@ def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: 
         "model": record,
         "predictions": predictions,
         "per_split": per_split,
+        "scores": scores,
         "summary": f"trained on {model.n_train:,} train sets ({len(model.classes):,} frames, "
                    f"{record['training']['features']:,} features; {record['features_from']}) in {seconds:.1f} s",
     }

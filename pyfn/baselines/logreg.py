@@ -186,6 +186,18 @@ class LogRegFrameId:
                 out[k] = self._decide(row, release.get(items[k].lu), self.lexicon.get(items[k].lu), index)
         return [o for o in out if o is not None]
 
+    def scores(self, items: Sequence[Instance]) -> list[dict[str, float]]:
+        """The classifier's score (``decision_function``) of every frame it knows, per instance, before any
+        decoding rule: what :mod:`pyfn.scoring.frame_scores` keeps for the ``lexfilter:*`` protocols."""
+        if self.classifier is None:
+            raise PyfnError("frameid-logreg: train has a single frame, there are no frame scores to write")
+        if not items:
+            return []
+        classes = self.classes
+        matrix = self.classifier.decision_function(_int32(
+            self.vectorizer.transform([features(inst, CONTEXT_WINDOW) for inst in items])))
+        return [dict(zip(classes, map(float, row), strict=True)) for row in matrix]
+
     def _decide(self, row: Any, listed: frozenset[str] | None, known: frozenset[str] | None,
                 index: Mapping[str, int]) -> tuple[str, str]:
         """The frame of one scored instance: the best of its release frames the classifier knows, else

@@ -1,4 +1,4 @@
-"""Significance tests and confidence intervals for scores (pure Python, seeded).
+"""Significance tests and confidence intervals for scores (seeded).
 
 Following Gorman & Bedrick (2019) and Dror et al. (2018):
 
@@ -9,6 +9,10 @@ Following Gorman & Bedrick (2019) and Dror et al. (2018):
   the difference of two micro-F1 scores, resampling whole sentences;
 - :func:`wilson_interval` for accuracies, :func:`bootstrap_f1_interval` for F1;
 - :func:`bonferroni` and :func:`holm` adjusted p-values for several comparisons.
+
+The binomial (McNemar), Wilson and multiple-comparison numbers come from
+``scipy.stats`` and ``statsmodels``; the resampling tests over F1 points, which
+no such library provides for summed per-sentence points, are written here.
 
 F1 inputs are per-sentence *points* ``(matched, gold, predicted)`` (floats, as
 the SemEval scorer gives partial credit). Micro-F1 of a sample is computed from
@@ -27,7 +31,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
+from types import ModuleType
 
 from pyfn.errors import UsageError
 
@@ -81,6 +85,20 @@ class F1Interval:
 
 
 # ------------------------------------------------------------------ helpers
+
+
+def _scipy_stats() -> ModuleType:
+    """``scipy.stats``, imported on first use (about a second): ``pyfn --help`` stays fast."""
+    from scipy import stats  # noqa: PLC0415
+
+    return stats
+
+
+def _statsmodels(module: str) -> ModuleType:
+    """``statsmodels.stats.<module>``, imported on first use."""
+    import importlib  # noqa: PLC0415
+
+    return importlib.import_module(f"statsmodels.stats.{module}")
 
 
 def _check_confidence(confidence: float) -> None:
@@ -138,9 +156,11 @@ def _interval(samples: list[float], confidence: float) -> tuple[float, float]:
 def mcnemar_midp(b: int, c: int) -> float:
     """McNemar mid-p value for ``b`` and ``c`` discordant pairs (Fagerland et al. 2013).
 
-    With ``X ~ Binomial(b + c, 1/2)`` and ``k = min(b, c)``:
-    ``p = 2 * P(X <= k) - P(X = k)``, capped at 1. Computed exactly with
-    integers, so large ``b + c`` neither overflows nor loses precision.
+    With ``X ~ Binomial(b + c, 1/2)`` and ``k = min(b, c)``: the exact two-sided
+    binomial p-value ``2 * P(X <= k)`` (``scipy.stats.binomtest``, statsmodels'
+    exact McNemar test) minus ``P(X = k)``, capped at 1, computed as
+    ``P(X <= k) + P(X <= k - 1)`` with ``scipy.stats.binom.cdf`` (no cancellation:
+    within a few 1e-14 of the exact fraction, and exact on small dyadic values).
     ``b == c`` (including ``b = c = 0``, no discordant pair) is defined as
     ``p = 1.0``: no evidence of a difference.
     """
@@ -148,9 +168,9 @@ def mcnemar_midp(b: int, c: int) -> float:
         raise UsageError(f"McNemar: discordant counts must be >= 0, got b={b}, c={c}")
     if b == c:
         return 1.0
+    sps = _scipy_stats()
     n, k = b + c, min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1))
-    return min(1.0, (2 * tail - math.comb(n, k)) / 2**n)
+    return min(1.0, float(sps.binom.cdf(k, n, 0.5) + sps.binom.cdf(k - 1, n, 0.5)))
 
 
 @dataclass(frozen=True)
@@ -264,18 +284,15 @@ def approximate_randomization(
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a proportion; ``n == 0`` gives ``(0.0, 1.0)`` (no information)."""
+    """Wilson score interval of a proportion (statsmodels ``proportion_confint(method="wilson")``, clipped
+    to [0, 1]); ``n == 0`` gives ``(0.0, 1.0)`` (no information)."""
     _check_confidence(confidence)
     if n < 0 or not 0 <= successes <= n:
         raise UsageError(f"Wilson interval: need 0 <= successes <= n, got successes={successes}, n={n}")
     if n == 0:
         return 0.0, 1.0
-    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
-    p = successes / n
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low, high = _statsmodels("proportion").proportion_confint(successes, n, alpha=1.0 - confidence, method="wilson")
+    return max(0.0, float(low)), min(1.0, float(high))
 
 
 def bootstrap_f1_interval(
@@ -309,21 +326,19 @@ def _check_pvalues(pvalues: Sequence[float]) -> None:
             raise UsageError(f"p-values must lie in [0, 1], got {p!r}")
 
 
-def bonferroni(pvalues: Sequence[float]) -> list[float]:
-    """Bonferroni-adjusted p-values ``min(1, m * p)``, in input order."""
+def _adjusted(pvalues: Sequence[float], method: str) -> list[float]:
     _check_pvalues(pvalues)
-    m = len(pvalues)
-    return [min(1.0, m * p) for p in pvalues]
+    if not pvalues:
+        return []
+    return [float(p) for p in _statsmodels("multitest").multipletests(list(pvalues), method=method)[1]]
+
+
+def bonferroni(pvalues: Sequence[float]) -> list[float]:
+    """Bonferroni-adjusted p-values ``min(1, m * p)`` (statsmodels ``multipletests``), in input order."""
+    return _adjusted(pvalues, "bonferroni")
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
-    """Holm (step-down) adjusted p-values, capped at 1 and monotone in the p-value order; input order."""
-    _check_pvalues(pvalues)
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    out = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        out[i] = running
-    return out
+    """Holm (step-down) adjusted p-values (statsmodels ``multipletests``): capped at 1 and monotone in the
+    p-value order; input order."""
+    return _adjusted(pvalues, "holm")
