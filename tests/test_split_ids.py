@@ -10,11 +10,11 @@ from pyfn.resources import resource_path
 from pyfn.splits.ids import IDS_RECORD, ids_record, write_ids
 from conftest import make_set
 
-SHIPPED = resource_path("splits") / "fn1.5"
+SHIPPED = resource_path("splits")
 
 
-def _shipped(folder: str) -> tuple[dict, dict[str, list[str]]]:
-    path = SHIPPED / folder
+def _shipped(folder: str, release: str = "fn1.5") -> tuple[dict, dict[str, list[str]]]:
+    path = SHIPPED / release / folder
     record = json.loads((path / IDS_RECORD).read_text(encoding="utf-8"))
     files = {p.name: p.read_text(encoding="utf-8").splitlines() for p in sorted(path.glob("*.txt"))}
     return record, files
@@ -24,6 +24,17 @@ def test_fn15_fulltext_ids_are_those_of_the_standard_split(fn15_std, fn15_sets):
     record, files = ids_record(fn15_sets, fn15_std.manifest["signature"])
     assert (record, files) == _shipped("ids")
     assert {n: e["annotation_sets"] for n, e in record["splits"].items()} == {"train": 16706, "dev": 2319, "test": 4148}
+
+
+def test_fn17_train_ids_are_those_of_the_incomplete_copy_with_the_published_counts(fn17_train):
+    from pyfn.formats import jsonl  # noqa: PLC0415
+
+    record, files = _shipped("ids", "fn1.7")
+    assert list(record["splits"]) == ["train"] and "ANC__WhereToHongKong.xml" in record["note"]
+    built, built_files = ids_record({"train": list(jsonl.read(fn17_train.dir / "train.jsonl"))},
+                                    fn17_train.manifest["signature"], record["note"])
+    assert (built, built_files) == (record, files)
+    assert fn17_train.manifest["splits"]["train"] == {"sentences": 3362, "annotation_sets": 19550}  # the published
 
 
 def test_ids_per_source_sorted_and_checksummed(tmp_path):

@@ -48,9 +48,13 @@ def split_ids(sets: Sequence[AnnotationSet]) -> dict[str, dict[str, list[str]]]:
     return out
 
 
-def ids_record(splits: Mapping[str, Sequence[AnnotationSet]], signature: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """The record of ``ids.json`` and the list files (name -> lines) for the built ``splits``."""
+def ids_record(splits: Mapping[str, Sequence[AnnotationSet]], signature: str,
+               note: str | None = None) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """The record of ``ids.json`` and the list files (name -> lines) for the built ``splits``; ``note``
+    (recorded when given) says why a list is published from a build that is not the standard one."""
     record: dict[str, Any] = {"signature": signature, "splits": {}}
+    if note is not None:
+        record["note"] = note
     files: dict[str, list[str]] = {}
     for name, sets in splits.items():
         texts = sorted({sentence_hash(s.sentence.text) for s in sets})
@@ -71,9 +75,10 @@ def ids_record(splits: Mapping[str, Sequence[AnnotationSet]], signature: str) ->
     return record, files
 
 
-def write_ids(target: Path, splits: Mapping[str, Sequence[AnnotationSet]], signature: str) -> list[Path]:
+def write_ids(target: Path, splits: Mapping[str, Sequence[AnnotationSet]], signature: str,
+              note: str | None = None) -> list[Path]:
     """Write the list files and ``ids.json`` into ``target`` (atomically each); return their paths."""
-    record, files = ids_record(splits, signature)
+    record, files = ids_record(splits, signature, note)
     paths = []
     for name, lines in files.items():
         write_lines(target / name, lines)
