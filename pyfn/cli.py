@@ -330,8 +330,9 @@ def _convert(args: argparse.Namespace) -> int:
 
     if args.preprocess is None and args.parse:
         raise UsageError("--parse goes with --preprocess conll")
-    with _executor(args.executor if args.preprocess else "local",
-                   args.preprocess_jobs if args.preprocess_jobs > 1 else 0, args.quiet):
+    if args.preprocess is None and args.executor != "local":
+        raise UsageError("--executor goes with --preprocess (the batches of sentences are what it sends)")
+    with _executor(args.executor, args.preprocess_jobs if args.preprocess_jobs > 1 else 0, args.quiet):
         manifest = convert(
             path, args.target, from_=args.from_, to=args.to, options=options, formats=_format_options(args),
             split=SplitSpec(args.split, args.seed, args.folds, args.fold),

@@ -81,26 +81,27 @@ def dask_client(spec: str, workers: int = 0, log: Callable[[str], None] = lambda
             del _OPEN[spec]
 
 
-def _missing(paths: Sequence[str], version: str) -> list[str]:
-    """On a worker: what of ``paths`` (and the client's pyfn ``version``) it does not see."""
+def _problems(paths: Sequence[str], version: str) -> list[str]:
+    """On a worker: the paths it does not see, and its pyfn when it is not the client's ``version``."""
     from pyfn import __version__  # noqa: PLC0415
 
-    out = [path for path in paths if not os.path.exists(path)]
-    return out + ([f"pyfn {version} (it has pyfn {__version__})"] if __version__ != version else [])
+    out = [f"cannot see {path}: the dask executor needs a filesystem shared by the client and every worker, "
+           "at the same paths" for path in paths if not os.path.exists(path)]
+    return out + ([f"runs pyfn {__version__}, the client pyfn {version}: install the same pyfn on the workers"]
+                  if __version__ != version else [])
 
 
 def check_visible(client: Any, paths: Sequence[Path]) -> None:
-    """Every worker sees every one of ``paths`` (absolute) and runs the client's pyfn version,
-    or an error naming the first worker and path that fail."""
+    """Every worker sees every one of ``paths`` (made absolute) and runs the client's pyfn version,
+    or an error naming the first worker and what it lacks."""
     from pyfn import __version__  # noqa: PLC0415
 
     if not client.scheduler_info().get("workers"):
         client.wait_for_workers(1, timeout=120)
     absolute = [str(Path(p).resolve()) for p in paths]
-    for worker, missing in sorted(client.run(_missing, absolute, __version__).items()):
-        if missing:
-            raise PyfnError(f"Dask worker {worker} cannot see {missing[0]}: the dask executor needs a filesystem "
-                            "shared by the client and every worker, at the same paths")
+    for worker, problems in sorted(client.run(_problems, absolute, __version__).items()):
+        if problems:
+            raise PyfnError(f"Dask worker {worker} {problems[0]}")
 
 
 def task_env(extra: Mapping[str, str] = {}) -> dict[str, str]:
@@ -112,14 +113,16 @@ class CommandFailed(Exception):
     """A task's command exited non-zero: the message names the command and ends with its stderr tail."""
 
 
+_PRCTL = ctypes.CDLL(None).prctl if sys.platform == "linux" else None
+"""Linux's prctl, looked up here: a forked child must not load libraries before it execs."""
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Linux: the command is killed with the worker that started it (a killed worker leaves no
-    command writing beside its retry)."""
+    """The command is killed with the worker that started it (Linux: a killed worker leaves no
+    command writing beside its retry), and ignores Ctrl-C as pyfn's workers do."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def run_commands(commands: Sequence[Sequence[str]], cwd: str, env: Mapping[str, str]) -> None:
@@ -129,7 +132,7 @@ def run_commands(commands: Sequence[Sequence[str]], cwd: str, env: Mapping[str, 
         resolved = [sys.executable, "-m", "pyfn", *argv[1:]] if list(argv[:1]) == ["pyfn"] else list(argv)
         proc = subprocess.run(resolved, cwd=cwd, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True, errors="replace",
-                              preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+                              preexec_fn=_die_with_parent)
         if proc.returncode:
             tail = "\n".join(proc.stderr.rstrip().splitlines()[-TAIL:])
             raise CommandFailed(f"`{' '.join(argv)}` failed (exit {proc.returncode}); its stderr ends:\n{tail}")

@@ -243,8 +243,12 @@ def test_what_each_step_waits_for_on_dask():
     assert xp._dependencies(xp._groups(selected, {"r1/", "r2/"}), plan, {"r1/", "r2/"})["r1/data"] == []
 
 
-def test_executor_names_are_checked():
+def test_executor_names_are_checked(tmp_path, capsys):
     assert check_spec("dask://node12:8786") == "dask://node12:8786"
     for bad in ("dask://node12", "slurm", "dask:8786"):
         with pytest.raises(UsageError, match="expected local, dask or dask://HOST:PORT"):
             check_spec(bad)
+    assert main(["convert", "--source", "sample", "--target", str(tmp_path / "out"), "--to", "conllu",
+                 "--executor", "dask"]) == 2
+    assert "--executor goes with --preprocess" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -202,6 +202,8 @@ def run(
     drawn = {f"{r.name}/" for r in split_runs(recipe, folder)[1:]}
     plan = _plan(selected, every, folder, redo)
     check_spec(executor)
+    if not plan.get("data", (True,))[0]:  # finished before: its release is checked all the same
+        _check_release(recipe, layout)
     groups = _groups(selected, drawn)
     if executor != LOCAL:
         with dask_client(executor, jobs, log) as client:
@@ -217,12 +219,15 @@ def run(
             for steps_of in group:
                 for current in steps_of:
                     counter = f"pyfn xp {recipe.number}: step {position[id(current)]}/{len(selected)} {current.name}"
-                    if not _execute_planned(current, plan, recipe.number, main, folder):
+                    runs, tracked = plan[current.name]
+                    if not runs:
                         log(f"{counter}: finished before (outputs verified), skipped")
                         continue
                     log(counter)
+                    execute(current, recipe.number, main)
                     if current.name == "data":
                         _check_release(recipe, layout)
+                    _record(tracked, folder)
                     done.append(current.name)
             continue
         log(f"pyfn xp {recipe.number}: {len(group)} drawn splits in {job_count(jobs, len(group))} processes")
@@ -250,15 +255,10 @@ def _plan(selected: list[Step], every: list[Step], folder: Path, redo: bool) -> 
     return plan
 
 
-def _execute_planned(step: Step, plan: Plan, number: str, main: Callable[[list[str]], int], folder: Path) -> bool:
-    """Run ``step`` and record that it finished, unless the plan skips it; whether it ran."""
-    runs, tracked = plan[step.name]
-    if not runs:
-        return False
-    execute(step, number, main)
+def _record(tracked: Tracked | None, folder: Path) -> None:
+    """Record that a step finished (once it did and was checked), when its finishing can be recorded."""
     if tracked is not None:
         resume.write(tracked, folder)
-    return True
 
 
 def _groups(selected: list[Step], drawn: set[str]) -> list[list[list[Step]]]:
@@ -297,8 +297,14 @@ def _init_worker(group: list[list[Step]], plan: Plan, number: str, main: Callabl
 def _run_split(index: int) -> list[str]:
     """Every step of one drawn split that the plan runs, in order (in a worker process: the steps' own
     commands run in one process each, :func:`pyfn.workers.job_count`)."""
-    return [step.name for step in _WORKER["group"][index]
-            if _execute_planned(step, _WORKER["plan"], _WORKER["number"], _WORKER["main"], _WORKER["folder"])]
+    names = []
+    for step in _WORKER["group"][index]:
+        runs, tracked = _WORKER["plan"][step.name]
+        if runs:
+            execute(step, _WORKER["number"], _WORKER["main"])
+            _record(tracked, _WORKER["folder"])
+            names.append(step.name)
+    return names
 
 
 def _inputs_of(recipe: Recipe, folder: Path) -> list[Path]:
@@ -402,9 +408,7 @@ def _record_ready(needs: dict[str, list[str]], finished: set[str], recorded: set
     """Record every finished step whose earlier steps are recorded (a record digests its inputs' records)."""
     for name, earlier in needs.items():
         if name in finished and name not in recorded and all(e in recorded for e in earlier):
-            tracked = plan[name][1]
-            if tracked is not None:
-                resume.write(tracked, folder)
+            _record(plan[name][1], folder)
             recorded.add(name)
 
 

@@ -465,3 +465,13 @@ def test_a_study_runs_external_parsers_on_every_drawn_split(root):
     decode = next(s for s in extra_steps(load_recipe(folder), folder) if s.name == "random-seed5/decode:ext")
     assert decode.shell[1] == (f"cp {folder}/work/splits/random-seed5/data/test.gold.xml "
                                f"{folder}/work/splits/random-seed5/ext_out/test.predicted.xml")
+
+
+def test_a_finished_data_step_is_skipped_but_its_release_still_checked(root):
+    folder = _make(root)
+    assert xp.run(folder, main, step="data") == ["data"]
+    assert xp.run(folder, main, step="data") == []  # finished: its record holds
+    recipe = folder / "experiment.toml"
+    recipe.write_text(recipe.read_text().replace('fingerprint = ""', f'fingerprint = "{"0" * 64}"'))
+    with pytest.raises(PyfnError, match="not the release this experiment was defined on"):
+        xp.run(folder, main, step="data")
