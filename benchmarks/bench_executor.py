@@ -39,8 +39,8 @@ def _run(executor: str, jobs: int, splits: int, scratch: Path) -> tuple[float, d
     (folder / "experiment.toml").write_text(recipe.replace('"random(n=10, seed=1)"', f'"random(n={splits}, seed=1)"'))
     env = {**os.environ, "PYFN_FN15": str(FN15), "PYFN_CACHE": str(root / "cache"),
            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    cmd = [sys.executable, "-m", "pyfn", "xp", "--root", str(root / "experiments"), "run", "004", "--jobs", str(jobs),
-           "--executor", executor]
+    cmd = [sys.executable, "-m", "pyfn", "xp", "run", "004", "--jobs", str(jobs), "--executor", executor]  # paths
+    # relative to root, as in a clone: the two runs' commands, records and manifests name the same paths
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
@@ -70,10 +70,11 @@ def main() -> None:
                 same = sum(splits[n]["scores"] == recorded[n]["scores"] for n in recorded if n in splits)
                 print(f"round {round_ + 1} {executor:5}: {walls[executor]:.1f} s ({before}; after: {conditions()}); "
                       f"scores as recorded in xp_004 for {same} of {len(splits)} splits", flush=True)
-        identical = outputs["local"] == outputs["dask"]
+        differ = sorted(n for n in outputs["local"].keys() | outputs["dask"].keys()
+                        if outputs["local"].get(n) != outputs["dask"].get(n))
         ratios.append(walls["dask"] / walls["local"])
         print(f"round {round_ + 1}: dask/local = {ratios[-1]:.3f}; {len(outputs['local'])} files, "
-              f"{'byte-identical' if identical else 'DIFFERENT'}", flush=True)
+              f"{'byte-identical' if not differ else 'DIFFERENT: ' + ', '.join(differ[:10])}", flush=True)
     print(f"median dask/local over {args.rounds} rounds: {statistics.median(ratios):.3f} "
           f"({args.jobs} processes / workers, {args.splits} drawn splits)")
 

@@ -24,6 +24,7 @@ from pyfn.executors import (
     task_env,
 )
 from pyfn.fileio import write_text
+from pyfn.framenet.cache import default_cache_root
 from pyfn.manifest import read_manifest, write_manifest
 from pyfn.resources import resource_path
 from pyfn.xp import record, resume
@@ -314,8 +315,7 @@ def _inputs_of(recipe: Recipe, folder: Path) -> list[Path]:
         source = Path(expand(recipe.source))
     except PyfnError:
         source = None
-    cache = Path(os.environ["PYFN_CACHE"]) if os.environ.get("PYFN_CACHE") else None
-    return paths + [p for p in (source, cache) if p is not None and p.exists()]
+    return paths + [p for p in (source, default_cache_root()) if p is not None and p.exists()]
 
 
 def _commands(step: Step, number: str) -> tuple[list[list[str]], dict[str, str]]:
