@@ -7,6 +7,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -22,6 +23,10 @@ NOT_FROM = {fmt: f"cannot convert from {fmt}: {why}" for fmt, why in NOT_SOURCES
 PROTOCOL_NAMES = ("semeval07", "sesame-labeled", "sesame-unlabeled", "sesame-token", "spanfinder", "fst-text",
                   "lexfilter:train", "lexfilter:full", "lexfilter:none")
 """The keys of :data:`pyfn.scoring.protocols.PROTOCOLS` (kept here so that ``--help`` imports no scorer)."""
+EXECUTOR_HELP = ("where the {} run: local (pyfn's process pool), dask (a Dask LocalCluster; pip install "
+                 "\"pyfn[dask]\") or dask://HOST:PORT (a running Dask scheduler, e.g. a dask-jobqueue SLURMCluster's, "
+                 "whose workers see this folder, the release and the caches at the same paths); results do not depend "
+                 "on it")
 EPILOG = "FrameNet data: ICSI, Berkeley, under CC BY (https://framenet.icsi.berkeley.edu/)."
 
 
@@ -325,17 +330,20 @@ def _convert(args: argparse.Namespace) -> int:
 
     if args.preprocess is None and args.parse:
         raise UsageError("--parse goes with --preprocess conll")
-    manifest = convert(
-        path, args.target, from_=args.from_, to=args.to, options=options, formats=_format_options(args),
-        split=SplitSpec(args.split, args.seed, args.folds, args.fold),
-        source_label=label if args.source is None or args.source == "sample" else str(args.source),
-        progress=_progress(args.quiet),
-        write_progress=_progress(args.quiet, "writing", "chunk"),
-        preprocess=_preprocess_options(args, args.preprocess) if args.preprocess else None,
-        preprocess_progress=tqdm_progress(args.quiet),
-        force=args.force, reads=[folder for folder in (args.gold, args.framenet) if folder],
-        cache=_release_cache(args) if args.from_ == "fnxml" else None,
-    )
+    if args.preprocess is None and args.executor != "local":
+        raise UsageError("--executor goes with --preprocess (the batches of sentences are what it sends)")
+    with _executor(args.executor, args.preprocess_jobs if args.preprocess_jobs > 1 else 0, args.quiet):
+        manifest = convert(
+            path, args.target, from_=args.from_, to=args.to, options=options, formats=_format_options(args),
+            split=SplitSpec(args.split, args.seed, args.folds, args.fold),
+            source_label=label if args.source is None or args.source == "sample" else str(args.source),
+            progress=_progress(args.quiet),
+            write_progress=_progress(args.quiet, "writing", "chunk"),
+            preprocess=_preprocess_options(args, args.preprocess) if args.preprocess else None,
+            preprocess_progress=tqdm_progress(args.quiet),
+            force=args.force, reads=[folder for folder in (args.gold, args.framenet) if folder],
+            cache=_release_cache(args) if args.from_ == "fnxml" else None,
+        )
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
     if not args.quiet:
@@ -378,10 +386,24 @@ def _add_preprocess_options(p: argparse.ArgumentParser, in_convert: bool) -> Non
     g.add_argument("--parse", help="external CoNLL-X/CoNLL-U parse to import, aligned to FrameNet's tokens; "
                    "{split} in the path is replaced by train, dev, test")
     jobs = ("--preprocess-jobs",) if in_convert else ("--jobs", "--preprocess-jobs")
-    g.add_argument(*jobs, dest="preprocess_jobs", type=int, default=1, metavar="N", help="processes (default 1)")
+    g.add_argument(*jobs, dest="preprocess_jobs", type=int, default=1, metavar="N",
+                   help="processes (default 1); with --executor dask, its worker processes (default: one per core)")
+    g.add_argument("--executor", default="local", metavar="EXECUTOR", help=EXECUTOR_HELP.format("batches of sentences"))
     g.add_argument("--batch-size", type=int, default=512, help="sentences per batch (default 512)")
     if not in_convert:  # convert has them among its build options, for both caches
         _add_cache_options(g)
+
+
+@contextmanager
+def _executor(spec: str, workers: int, quiet: bool) -> Iterator[None]:
+    """One Dask client for the whole command when ``spec`` names one (its dashboard address printed)."""
+    from pyfn.executors import LOCAL, check_spec, dask_client  # noqa: PLC0415
+
+    if check_spec(spec) == LOCAL:
+        yield
+        return
+    with dask_client(spec, workers, log=(lambda line: None) if quiet else (lambda line: print(line, file=sys.stderr))):
+        yield
 
 
 def _preprocess_options(args: argparse.Namespace, tool: str):
@@ -390,7 +412,7 @@ def _preprocess_options(args: argparse.Namespace, tool: str):
 
     return PreprocessOptions(
         tool=tool, model=args.model, nltk_data=args.nltk_data, parse=args.parse, jobs=args.preprocess_jobs,
-        batch_size=args.batch_size,
+        batch_size=args.batch_size, executor=args.executor,
         cache_dir=None if args.no_cache else Path(args.cache_dir) / "preprocess" if args.cache_dir else default_cache_dir(),
     )
 
@@ -430,8 +452,10 @@ def _preprocess(args: argparse.Namespace) -> int:
     from pyfn.preprocess.directory import preprocess_directory, tqdm_progress  # noqa: PLC0415
 
     splits = SPLITS if "all" in args.splits else tuple(s for s in SPLITS if s in args.splits)
-    _, warnings, record = preprocess_directory(
-        args.input, _preprocess_options(args, args.tool), splits, tqdm_progress(args.quiet), force=args.force)
+    options = _preprocess_options(args, args.tool)
+    with _executor(args.executor, args.preprocess_jobs if args.preprocess_jobs > 1 else 0, args.quiet):
+        _, warnings, record = preprocess_directory(args.input, options, splits, tqdm_progress(args.quiet),
+                                                   force=args.force)
     for warning in warnings:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
     if not args.quiet:
@@ -875,8 +899,14 @@ def _add_xp(sub: argparse._SubParsersAction) -> None:
                      "(with --system; runs its import and score steps, and its breakdown and the protocols table when "
                      "[scoring] analysis asks for them)")
     run.add_argument("--jobs", type=int, default=0, metavar="N",
-                     help="processes for the drawn splits of a study, each split's steps in one of them (default 0: "
-                     "one per core); the outputs do not depend on it")
+                     help="processes for the drawn splits of a study, each split's steps in one of them; with "
+                     "--executor dask, the LocalCluster's worker processes (default 0: one per core); the outputs do "
+                     "not depend on it")
+    run.add_argument("--executor", default="local", metavar="EXECUTOR",
+                     help=EXECUTOR_HELP.format("steps (those of a study's drawn splits in parallel)"))
+    run.add_argument("--redo", action="store_true",
+                     help="run the selected steps even when they finished before (by default a step whose record in "
+                     "work/.steps still matches its command, inputs and outputs is skipped)")
     report = xp.add_parser("report", help="write README.md, manifest.json, report.html and scripts/xp_NNN.sh")
     report.add_argument("number", help="experiment number, e.g. 001")
     topics = xp.add_parser("topics", help="per-sentence scores of every system, as `pyfn compare-runs` reads them")
@@ -887,6 +917,7 @@ def _add_xp(sub: argparse._SubParsersAction) -> None:
 
 
 def _xp(args: argparse.Namespace) -> int:
+    from pyfn.executors import check_spec  # noqa: PLC0415
     from pyfn.xp import run as xp  # noqa: PLC0415
     from pyfn.xp.record import ran_here  # noqa: PLC0415
 
@@ -918,7 +949,8 @@ def _xp(args: argparse.Namespace) -> int:
             raise UsageError("--jobs must be >= 0")
         done = xp.run(folder, main, step=args.step, system=args.system,
                       predictions=Path(args.predictions) if args.predictions else None,
-                      log=lambda line: print(line, file=sys.stderr), jobs=args.jobs)
+                      log=lambda line: print(line, file=sys.stderr), jobs=args.jobs,
+                      executor=check_spec(args.executor), redo=args.redo)
         print(f"pyfn xp: ran {len(done)} steps of {folder}", file=sys.stderr)
         if (folder / "manifest.json").is_file():  # a recorded result: compare, never overwrite
             if args.step or args.system or args.predictions:

@@ -121,7 +121,17 @@ def _pid_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether ``pid`` has exited and waits to be reaped (Linux: a killed process whose parent died
+    before reaping it; it writes nothing any more). False where ``/proc`` does not say."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
 
 
 @contextmanager

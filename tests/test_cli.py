@@ -1,8 +1,10 @@
 """The command line as a user runs it: help, defaults, legacy flags, exit codes, outputs."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -97,3 +99,21 @@ def test_second_concurrent_run_refuses(tmp_path):
     (target / ".pyfn.lock").write_text("999999999\n")  # a stale lock is taken over
     assert run("convert", "--source", "sample", "--target", str(target), "--quiet").returncode == 0
     assert not (target / ".pyfn.lock").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="zombies are told apart through /proc")
+def test_a_lock_of_a_killed_process_not_yet_reaped_is_stale(tmp_path):
+    """A run killed with its parent (a Dask worker) is a zombie until reaped: its lock is taken over."""
+    import time
+
+    from pyfn.fileio import locked_directory
+
+    child = subprocess.Popen(["true"])
+    while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[-1].split()[0] != "Z":
+        time.sleep(0.01)  # exited, not reaped: os.kill(pid, 0) still succeeds
+    try:
+        (tmp_path / ".pyfn.lock").write_text(f"{child.pid}\n")
+        with locked_directory(tmp_path):
+            assert (tmp_path / ".pyfn.lock").read_text() == f"{os.getpid()}\n"
+    finally:
+        child.wait()

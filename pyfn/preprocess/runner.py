@@ -2,8 +2,8 @@
 
 Whatever the tool, the result is one :data:`~pyfn.preprocess.base.Analysis`
 per sentence with exactly one annotation per FrameNet token (asserted), made
-one dependency tree (repairs counted). Results do not depend on ``jobs`` or
-the batch size: batches are contiguous and reassembled in order.
+one dependency tree (repairs counted). Results do not depend on ``jobs``, the
+executor or the batch size: batches are contiguous and reassembled in order.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyfn.errors import ProblemLog, PyfnError, UsageError
+from pyfn.executors import LOCAL, RETRIES, check_spec, check_visible, dask_client
 from pyfn.fileio import sha256_file
 from pyfn.formats import conll
 from pyfn.formats.base import SentenceTable
@@ -43,6 +44,8 @@ class PreprocessOptions:
     jobs: int = 1
     batch_size: int = 512
     cache_dir: Path | None = field(default_factory=default_cache_dir)
+    executor: str = LOCAL
+    """Where the batches run (:mod:`pyfn.executors`): ``local`` (``jobs`` processes), ``dask``, ``dask://HOST:PORT``."""
 
     def __post_init__(self) -> None:
         if self.tool not in BACKENDS and self.tool != IMPORT:
@@ -51,6 +54,7 @@ class PreprocessOptions:
             raise UsageError("--parse FILE goes with --tool conll, and --tool conll needs --parse FILE")
         if self.jobs < 1 or self.batch_size < 1:
             raise UsageError("--jobs and --batch-size must be >= 1")
+        check_spec(self.executor)
 
     def backend_options(self) -> BackendOptions:
         """The options that select the backend's model and data."""
@@ -88,8 +92,48 @@ def _batches(sentences: Sequence[Words], size: int) -> Iterator[Sequence[Words]]
         yield sentences[start:start + size]
 
 
+_LOADED: dict[tuple[str, BackendOptions], Preprocessor] = {}
+"""The backends a Dask worker process has loaded."""
+
+
+def _analyse_on_worker(batch: Sequence[Words], tool: str, options: BackendOptions) -> list[Analysis]:
+    """One batch on a Dask worker, its backend loaded once per worker process."""
+    if (tool, options) not in _LOADED:
+        _LOADED[tool, options] = create(tool, options)
+    return _LOADED[tool, options].analyse(batch)
+
+
+def _compute_on_dask(sentences: Sequence[Words], options: PreprocessOptions,
+                     progress: Callable[[int], None]) -> list[Analysis]:
+    """The batches as Dask tasks (each retried once), reassembled in order."""
+    from distributed import as_completed  # noqa: PLC0415
+
+    batches = list(_batches(sentences, options.batch_size))
+    with dask_client(options.executor, options.jobs if options.jobs > 1 else 0) as client:
+        paths = [Path(p) for p in (options.nltk_data, options.model) if p and Path(p).exists()]
+        check_visible(client, paths)
+        futures = client.map(_analyse_on_worker, batches, tool=options.tool, options=options.backend_options(),
+                             retries=RETRIES, pure=False)
+        index = {future.key: i for i, future in enumerate(futures)}
+        results: list[list[Analysis] | None] = [None] * len(batches)
+        for future in as_completed(futures):
+            try:
+                results[index[future.key]] = future.result()
+            except PyfnError:
+                client.cancel(futures)
+                raise
+            except Exception as exc:  # noqa: BLE001 - the engine's own failure (e.g. KilledWorker)
+                client.cancel(futures)
+                raise PyfnError(f"{options.tool}: batch {index[future.key] + 1} of {len(batches)} did not finish "
+                                f"on the Dask cluster: {type(exc).__name__}: {exc}") from None
+            progress(len(batches[index[future.key]]))
+    return [analysis for batch in results for analysis in batch or ()]
+
+
 def _compute(backend: Preprocessor, sentences: Sequence[Words], options: PreprocessOptions,
              progress: Callable[[int], None]) -> list[Analysis]:
+    if options.executor != LOCAL:
+        return _compute_on_dask(sentences, options, progress)
     out: list[Analysis] = []
     batches = _batches(sentences, options.batch_size)
     jobs = min(options.jobs, max(1, -(-len(sentences) // options.batch_size) - 1))

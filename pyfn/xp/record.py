@@ -19,6 +19,7 @@ from pyfn.fileio import LOCK_NAME, sha256_file
 from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.scoring.breakdown import digest
 from pyfn.xp.recipe import RECIPE, Recipe, expand
+from pyfn.xp.resume import STEPS
 from pyfn.xp.steps import Layout, steps
 from pyfn.xp.study import SplitRun, analyse, split_result
 from pyfn.xp.variants import analyse_variants, extra_steps
@@ -56,13 +57,15 @@ def file_digest(path: Path) -> str:
 def output_hashes(layout: Layout) -> dict[str, str]:
     """Digest (:func:`file_digest`) of every file under ``work/``, by path relative to the experiment folder.
 
-    Symbolic links are not followed: an external parser's run folder links its inputs (pyfn's data, the
+    The records of finished steps (``work/.steps``) are left out. Symbolic links are not followed: an external parser's run folder links its inputs (pyfn's data, the
     frame files), which are hashed where they are written or recorded by sha256 in the run's own record.
     """
     if not layout.work.is_dir():
         return {}
     out = {}
     for directory, dirs, files in os.walk(layout.work):  # os.walk does not enter linked folders
+        if Path(directory) == layout.work:  # the records of finished steps (pyfn.xp.resume) are no output
+            dirs[:] = [d for d in dirs if d != STEPS]
         for name in files:
             path = Path(directory) / name
             if not path.is_symlink() and name != LOCK_NAME and not name.endswith(".tmp"):

@@ -91,6 +91,13 @@ class Step:
         return [" ".join(["pyfn", *(_quote(a) for a in self.argv)])]
 
 
+def target(step: Step) -> str | None:
+    """What a pyfn step writes (the value of its ``--target`` or ``--output``); None for a shell step."""
+    argv = list(step.argv)
+    flag = next((f for f in ("--target", "--output") if f in argv), None)
+    return argv[argv.index(flag) + 1] if flag else None
+
+
 def _quote(arg: str) -> str:
     """Shell quoting that keeps ``${VAR:-default}`` expandable."""
     return f'"{arg}"' if "${" in arg else shlex.quote(arg)

@@ -61,15 +61,10 @@ def split_runs(recipe: Recipe, folder: Path) -> list[SplitRun]:
 
 
 def study_steps(recipe: Recipe, folder: Path) -> list[Step]:
-    """The steps of every drawn split, named ``NAME/step`` (pyfn's baselines only: external
-    parsers are scored on a drawn split when their predictions are supplied there)."""
-    out = []
-    for run in split_runs(recipe, folder)[1:]:
-        for step in steps(run.recipe, run.layout):
-            if step.system is not None and step.system.external:
-                continue
-            out.append(dataclasses.replace(step, name=f"{run.name}/{step.name}"))
-    return out
+    """The steps of every drawn split, named ``NAME/step``: every system's, external parsers' included
+    (trained, decoded, imported and scored on each drawn split, in its own ``work/splits/NAME``)."""
+    return [dataclasses.replace(step, name=f"{run.name}/{step.name}")
+            for run in split_runs(recipe, folder)[1:] for step in steps(run.recipe, run.layout)]
 
 
 def split_result(run: SplitRun, scored_split: str) -> dict[str, Any] | None:

@@ -24,7 +24,7 @@ from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.xp import record
 from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
 from pyfn.xp.run import execute, script_path
-from pyfn.xp.steps import Layout, Step, steps
+from pyfn.xp.steps import Layout, Step, steps, target
 from pyfn.xp.study import split_runs
 from pyfn.xp.variants import extra_steps, variant_runs
 
@@ -107,8 +107,7 @@ def _target(step: Step) -> str | None:
         inputs = [argv[i + 1] for i, a in enumerate(argv) if a in ("--source", "--pred")]
         if not all(Path(p).exists() for p in inputs):
             return None
-    flag = next((f for f in ("--target", "--output") if f in argv), None)
-    return argv[argv.index(flag) + 1] if flag else None
+    return target(step)
 
 
 def rerun(folder: Path, main: Callable[[list[str]], int], log: Callable[[str], None] = lambda line: None) -> list[str]:

@@ -450,3 +450,28 @@ def test_steps_are_grouped_by_drawn_split():
     groups = xp._groups([Step(n) for n in names], {"r1/", "r2/"})
     assert [[[s.name for s in split] for split in group] for group in groups] == [
         [["data"]], [["score"]], [["r1/data", "r1/score"], ["r2/data", "r2/score"]], [["v/data"]]]
+
+
+def test_a_study_runs_external_parsers_on_every_drawn_split(root):
+    folder = _make(root, systems=EXTERNAL)
+    path = folder / "experiment.toml"
+    path.write_text(path.read_text().replace('split = "standard"', 'split = "random(n=2, seed=4)"'))
+    from pyfn.xp.variants import extra_steps
+
+    names = [s.name for s in extra_steps(load_recipe(folder), folder)]
+    assert names[:6] == ["random-seed4/data", "random-seed4/lexicon", "random-seed4/train:ext",
+                         "random-seed4/decode:ext", "random-seed4/score:ext:test:semeval",
+                         "random-seed4/score:ext:test:frameid"]
+    decode = next(s for s in extra_steps(load_recipe(folder), folder) if s.name == "random-seed5/decode:ext")
+    assert decode.shell[1] == (f"cp {folder}/work/splits/random-seed5/data/test.gold.xml "
+                               f"{folder}/work/splits/random-seed5/ext_out/test.predicted.xml")
+
+
+def test_a_finished_data_step_is_skipped_but_its_release_still_checked(root):
+    folder = _make(root)
+    assert xp.run(folder, main, step="data") == ["data"]
+    assert xp.run(folder, main, step="data") == []  # finished: its record holds
+    recipe = folder / "experiment.toml"
+    recipe.write_text(recipe.read_text().replace('fingerprint = ""', f'fingerprint = "{"0" * 64}"'))
+    with pytest.raises(PyfnError, match="not the release this experiment was defined on"):
+        xp.run(folder, main, step="data")
