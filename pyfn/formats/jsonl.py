@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring as _quote  # type: ignore[attr-defined]
 from sys import intern
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from pyfn.errors import ProblemLog, PyfnError
 from pyfn.formats.base import text_lines
-from pyfn.model import AnnotationSet, Label, Layer, Sentence
+from pyfn.framenet.annotations import LabelRow
+from pyfn.model import AnnotationSet, Label, Layer, PosTag, Sentence
 from pyfn.splits.validity import invalid_reason
 
 
@@ -58,57 +59,88 @@ def set_to_dict(aset: AnnotationSet) -> dict[str, Any]:
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-class _NotPlain(Exception):
-    """A value the direct encoder does not handle (not None, an int or a str where one is expected)."""
-
-
-def _int(value: Any) -> str:
-    if value is None:
-        return "null"
-    if type(value) is not int:
-        raise _NotPlain
-    return str(value)
-
-
-def _str(value: Any) -> str:
-    if value is None:
-        return "null"
-    if type(value) is not str:
-        raise _NotPlain
-    return _quote(value)
-
-
-def _labels(labels: tuple[Label, ...]) -> str:
-    return ",".join([f"[{_str(lb.name)},{_int(lb.start)},{_int(lb.end)},{_str(lb.itype)},{_int(lb.fe_id)}]"
-                     for lb in labels])
-
-
-def _direct(aset: AnnotationSet) -> str:
+def _plain(aset: AnnotationSet) -> bool:
+    """True when every value of ``aset`` has the type the model declares (None, an int or a str where
+    one is expected): what the direct encoder writes as ``json`` would."""
     s = aset.sentence
-    layers = ",".join([f'{{"name":{_str(layer.name)},"rank":{_int(layer.rank)},"labels":[{_labels(layer.labels)}]}}'
-                       for layer in aset.layers])
-    pos = ",".join([f"[{_str(tag)},{_int(start)},{_int(end)}]" for tag, start, end in s.pos])
+    ints = [aset.id, aset.lu_id, aset.frame_id, s.id, s.doc_id, s.corpus_id, s.sent_no, s.parag_no, s.apos]
+    strs = [aset.source, aset.status, aset.lu_name, aset.frame_name, s.text, s.document, s.pos_layer]
+    for layer in aset.layers:
+        strs.append(layer.name)
+        ints.append(layer.rank)
+        for lb in layer.labels:
+            strs += (lb.name, lb.itype)
+            ints += (lb.start, lb.end, lb.fe_id)
+    for tag in s.pos:
+        if type(tag) is not tuple or len(tag) != 3:
+            return False
+        strs.append(tag[0])
+        ints += tag[1:]
+    return all(v is None or type(v) is int for v in ints) and all(v is None or type(v) is str for v in strs)
+
+
+def _labels(labels: Iterable[LabelRow]) -> str:
+    return ",".join([
+        f'[{"null" if name is None else _quote(name)},{"null" if start is None else start},'
+        f'{"null" if end is None else end},{"null" if itype is None else _quote(itype)},'
+        f'{"null" if fe_id is None else fe_id}]'
+        for name, start, end, itype, fe_id in labels
+    ])
+
+
+def encode_sentence(sent_id: int, text: str, document: str, doc_id: int | None, corpus_id: int | None,
+                    sent_no: int | None, parag_no: int | None, apos: int | None, pos_layer: str | None,
+                    pos: Iterable[PosTag]) -> str:
+    """The end of a set's JSON line from its sentence's fields (those of
+    :class:`~pyfn.model.Sentence`, in order, each None or of the type the model declares):
+    ``"sentence":{...}}``, the same for every set of the sentence."""
+    pos_items = ",".join([f'[{"null" if tag is None else _quote(tag)},{"null" if start is None else start},'
+                          f'{"null" if end is None else end}]' for tag, start, end in pos])
     return (
-        f'{{"id":{_int(aset.id)},"source":{_str(aset.source)},"status":{_str(aset.status)},'
-        f'"lu_id":{_int(aset.lu_id)},"lu":{_str(aset.lu_name)},"frame_id":{_int(aset.frame_id)},'
-        f'"frame":{_str(aset.frame_name)},"layers":[{layers}],"sentence":{{"id":{_int(s.id)},'
-        f'"text":{_str(s.text)},"document":{_str(s.document)},"doc_id":{_int(s.doc_id)},'
-        f'"corpus_id":{_int(s.corpus_id)},"sent_no":{_int(s.sent_no)},"parag_no":{_int(s.parag_no)},'
-        f'"apos":{_int(s.apos)},"pos_layer":{_str(s.pos_layer)},"pos":[{pos}]}}}}'
+        f'"sentence":{{"id":{"null" if sent_id is None else sent_id},'
+        f'"text":{"null" if text is None else _quote(text)},'
+        f'"document":{"null" if document is None else _quote(document)},'
+        f'"doc_id":{"null" if doc_id is None else doc_id},"corpus_id":{"null" if corpus_id is None else corpus_id},'
+        f'"sent_no":{"null" if sent_no is None else sent_no},"parag_no":{"null" if parag_no is None else parag_no},'
+        f'"apos":{"null" if apos is None else apos},'
+        f'"pos_layer":{"null" if pos_layer is None else _quote(pos_layer)},"pos":[{pos_items}]}}}}'
+    )
+
+
+def encode_set(set_id: int, source: str, status: str, lu_id: int | None, lu_name: str, frame_id: int | None,
+               frame_name: str, layers: Iterable[tuple[str, int, Iterable[LabelRow]]], sentence: str) -> str:
+    """One set's JSON line (no newline) from its fields (each None or of the type the model
+    declares), its layers as ``(name, rank, labels)`` with labels as ``(name, start, end, itype,
+    fe_id)``, and its sentence's :func:`encode_sentence`."""
+    layer_items = ",".join([f'{{"name":{"null" if name is None else _quote(name)},'
+                            f'"rank":{"null" if rank is None else rank},"labels":[{_labels(labels)}]}}'
+                            for name, rank, labels in layers])
+    return (
+        f'{{"id":{"null" if set_id is None else set_id},"source":{"null" if source is None else _quote(source)},'
+        f'"status":{"null" if status is None else _quote(status)},"lu_id":{"null" if lu_id is None else lu_id},'
+        f'"lu":{"null" if lu_name is None else _quote(lu_name)},"frame_id":{"null" if frame_id is None else frame_id},'
+        f'"frame":{"null" if frame_name is None else _quote(frame_name)},"layers":[{layer_items}],{sentence}'
     )
 
 
 def dumps(aset: AnnotationSet) -> str:
     """One JSON line (no newline) for ``aset``; deterministic.
 
-    Written directly (the bytes of ``json`` with ``ensure_ascii=False`` and
-    compact separators on :func:`set_to_dict`, in 60 % of its time); a value
-    of another type than the model declares goes through ``json`` itself.
+    Written directly (:func:`encode_set`: the bytes of ``json`` with
+    ``ensure_ascii=False`` and compact separators on :func:`set_to_dict`, in
+    60 % of its time); a value of another type than the model declares goes
+    through ``json`` itself.
     """
-    try:
-        return _direct(aset)
-    except _NotPlain:
+    if not _plain(aset):
         return _ENCODER.encode(set_to_dict(aset))
+    s = aset.sentence
+    return encode_set(
+        aset.id, aset.source, aset.status, aset.lu_id, aset.lu_name, aset.frame_id, aset.frame_name,
+        [(layer.name, layer.rank, [(lb.name, lb.start, lb.end, lb.itype, lb.fe_id) for lb in layer.labels])
+         for layer in aset.layers],
+        encode_sentence(s.id, s.text, s.document, s.doc_id, s.corpus_id, s.sent_no, s.parag_no, s.apos,
+                        s.pos_layer, s.pos),
+    )
 
 
 def _label(item: Any) -> Label:

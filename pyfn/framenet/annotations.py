@@ -7,13 +7,20 @@ labels that all carry ``start`` and ``end`` (the labels of every ``Target``
 layer make its target); a set with an empty first ``Target`` layer, or one of
 whose first-layer labels lacks an offset, is not a frame annotation and is
 counted under a ``no_target:*`` reason.
+
+:func:`read_file` reads a file once, for every use: it hands each sentence and
+set, as plain rows, to two callbacks. :func:`read_annotations` makes model
+objects of them (``pyfn.load``, the fnxml reader); the split builder's records
+(:func:`pyfn.splits.parsed.parse_file`) are made from the rows directly.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 from lxml import etree
 
@@ -28,14 +35,23 @@ _LAYER = NS + "layer"
 _TEXT = NS + "text"
 _ANNOSET = NS + "annotationSet"
 
+LabelRow = tuple[str, "int | None", "int | None", "str | None", "int | None"]
+"""A label as read: ``(name, start, end, itype, fe_id)``, the fields of :class:`~pyfn.model.Label`."""
+LayerRows = tuple[str, int, list[LabelRow]]
+"""A ``Target``/``FE``/``PT``/``GF`` layer as read: ``(name, rank, labels)``."""
+LexUnitIds = tuple["int | None", str, "int | None", str]
+"""An lu file's ``(LU ID, LU name, frame ID, frame name)``, from its ``<lexUnit>``."""
+S = TypeVar("S")
+T = TypeVar("T")
+
 
 @dataclass
-class FileResult:
-    """What one annotation file held."""
+class FileResult(Generic[T]):
+    """What one annotation file held (``sets``: what :func:`read_file`'s ``make_set`` made of each set)."""
 
     path: str
     sha256: str
-    sets: list[AnnotationSet] = field(default_factory=list)
+    sets: list[T] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     sentences: int = 0
     not_annotation_sets: Counter = field(default_factory=Counter)
@@ -47,37 +63,36 @@ class FileResult:
     """``(annotationSet ID attribute, sentence ID, reason)`` of each set counted in ``not_annotation_sets``."""
 
 
-def _labels(layer: etree._Element) -> tuple[Label, ...]:
-    """The labels of a layer; a non-integer offset raises ``ValueError``."""
+def _label_rows(layer: etree._Element) -> list[LabelRow]:
+    """The labels of a layer as rows; a non-integer offset raises ``ValueError``."""
     out = []
     append = out.append
     for elem in layer.iterchildren(_LABEL):
         get = elem.get
         start, end, fe_id = get("start"), get("end"), get("feID")
         try:
-            append(Label(get("name", ""), start if start is None else int(start), end if end is None else int(end),
-                         get("itype"), fe_id if fe_id is None else int(fe_id)))
+            append((get("name", ""), start if start is None else int(start), end if end is None else int(end),
+                    get("itype"), fe_id if fe_id is None else int(fe_id)))
         except ValueError:
             raise ValueError(
                 f"label {get('name')!r} has a non-integer offset or feID"
                 f" (start={start!r} end={end!r} feID={fe_id!r})"
             ) from None
-    return tuple(out)
+    return out
 
 
 def _pos_tags(layer: etree._Element) -> tuple[PosTag, ...]:
     """The ``(tag, start, end)`` labels of a POS layer; ``ValueError`` on a non-integer offset."""
+    out = []
+    append = out.append
     try:
-        return tuple(
-            (
-                lb.get("name", ""),
-                None if (s := lb.get("start")) is None else int(s),
-                None if (e := lb.get("end")) is None else int(e),
-            )
-            for lb in layer.iterchildren(_LABEL)
-        )
+        for lb in layer.iterchildren(_LABEL):
+            get = lb.get
+            start, end = get("start"), get("end")
+            append((get("name", ""), start if start is None else int(start), end if end is None else int(end)))
     except ValueError:
         raise ValueError(f"a {layer.get('name')} label has a non-integer offset") from None
+    return tuple(out)
 
 
 def _int(elem: etree._Element, name: str) -> int | None:
@@ -86,7 +101,8 @@ def _int(elem: etree._Element, name: str) -> int | None:
 
 
 def _read_sentence(
-    sent: etree._Element, document: str, where: str, lexunit: dict[str, str] | None, result: FileResult
+    sent: etree._Element, document: str, where: str, lexunit: LexUnitIds | None, result: FileResult,
+    make_sentence: Callable[..., Any], make_set: Callable[..., Any],
 ) -> None:
     sent_id = int_attr(sent, "ID", where, required=True)
     assert sent_id is not None
@@ -97,17 +113,17 @@ def _read_sentence(
     text = text_el.text or ""
     pos_layer: str | None = None
     pos: tuple[PosTag, ...] = ()
-    frame_sets: list[tuple[etree._Element, list[Layer]]] = []
+    frame_sets: list[tuple[etree._Element, list[LayerRows]]] = []
     no_layer: list[str | None] = []
     for aset in sent.iterchildren(_ANNOSET):
-        layers: list[Layer] = []
+        layers: list[LayerRows] = []
         has_target = False
         try:
             for layer in aset.iterchildren(_LAYER):
                 name = layer.get("name", "")
                 if name in _FRAME_LAYERS:
                     rank = layer.get("rank")
-                    layers.append(Layer(name, (int(rank) or 1) if rank is not None else 1, _labels(layer)))
+                    layers.append((name, (int(rank) or 1) if rank is not None else 1, _label_rows(layer)))
                     has_target = has_target or name == "Target"
                 elif name in POS_LAYERS and pos_layer is None:
                     pos_layer, pos = name, _pos_tags(layer)
@@ -117,17 +133,15 @@ def _read_sentence(
             continue
         if has_target:
             frame_sets.append((aset, layers))
-        elif "frameName" in aset.attrib or "luName" in aset.attrib or any(
-            layer.name == "FE" and layer.labels for layer in layers
+        elif aset.get("frameName") is not None or aset.get("luName") is not None or any(
+            name == "FE" and rows for name, _, rows in layers
         ):
             no_layer.append(aset.get("ID"))  # a frame annotation whose Target layer is missing: counted, not dropped
     try:
-        sentence = Sentence(
-            sent_id, text, document, _int(sent, "docID"), _int(sent, "corpID"), _int(sent, "sentNo"),
-            _int(sent, "paragNo"), _int(sent, "aPos"), pos_layer, pos,
-        )
+        ids = (_int(sent, "docID"), _int(sent, "corpID"), _int(sent, "sentNo"), _int(sent, "paragNo"), _int(sent, "aPos"))
     except ValueError:
         raise PyfnError(f"{where}: a non-integer docID, corpID, sentNo, paragNo or aPos attribute") from None
+    sentence = make_sentence(sent_id, text, document, *ids, pos_layer, pos)
     first_text = result.texts.setdefault(sent_id, text)
     if first_text != text:
         raise PyfnError(f"{where}: sentence ID already read in this file with another text ({first_text[:40]!r})")
@@ -135,21 +149,22 @@ def _read_sentence(
     for aset_id in no_layer:
         _not_annotation_set(result, aset_id, sent_id, "no_target:no_layer")
     for aset, layers in frame_sets:
-        first_target = next(layer for layer in layers if layer.name == "Target")
-        if not first_target.labels:
+        first_target = next(rows for name, _, rows in layers if name == "Target")
+        if not first_target:
             _not_annotation_set(result, aset.get("ID"), sent_id, "no_target:empty_layer")
             continue
-        if not all(label.start is not None and label.end is not None for label in first_target.labels):
+        if not all(row[1] is not None and row[2] is not None for row in first_target):
             _not_annotation_set(result, aset.get("ID"), sent_id, "no_target:label_without_offsets")
             continue
         aset_where = f"{where} annotationSet {aset.get('ID')}"
         try:
-            annotation_set = _annotation_set(aset, layers, sentence, aset_where, lexunit)
-            first = result.set_ids.get(annotation_set.id)
+            set_id, lu_id, lu_name, frame_id, frame_name = _set_ids(aset, aset_where, lexunit)
+            first = result.set_ids.get(set_id)
             if first is not None:
                 raise PyfnError(f"{aset_where}: annotationSet ID already read in this file (sentence {first})")
-            result.set_ids[annotation_set.id] = sent_id
-            result.sets.append(annotation_set)
+            result.set_ids[set_id] = sent_id
+            result.sets.append(make_set(sentence, set_id, aset.get("status", ""), lu_id, lu_name, frame_id, frame_name,
+                                        layers, "exemplar" if lexunit is not None else "fulltext"))
         except PyfnError as exc:
             result.problems.append(Problem("malformed_annotation_set", aset_where, str(exc)))
 
@@ -159,12 +174,12 @@ def _not_annotation_set(result: FileResult, aset_id: str | None, sent_id: int, r
     result.not_annotation_set_ids.append((aset_id, sent_id, reason))
 
 
-def _annotation_set(
-    aset: etree._Element, layers: list[Layer], sentence: Sentence, where: str, lexunit: dict[str, str] | None
-) -> AnnotationSet:
+def _set_ids(
+    aset: etree._Element, where: str, lexunit: LexUnitIds | None
+) -> tuple[int, int | None, str, int | None, str]:
+    """``(set ID, LU ID, LU name, frame ID, frame name)`` of a set (an lu file's from its ``<lexUnit>``)."""
     if lexunit is not None:
-        lu_name, frame_name = lexunit["name"], lexunit["frame"]
-        lu_id, frame_id = _opt_int(lexunit.get("ID")), _opt_int(lexunit.get("frameID"))
+        lu_id, lu_name, frame_id, frame_name = lexunit
     else:
         lu_name, frame_name = aset.get("luName"), aset.get("frameName")
         lu_id, frame_id = int_attr(aset, "luID", where), int_attr(aset, "frameID", where)
@@ -172,32 +187,44 @@ def _annotation_set(
         raise PyfnError(f"{where}: labelled Target layer but no luName/frameName")
     set_id = int_attr(aset, "ID", where, required=True)
     assert set_id is not None
-    return AnnotationSet(
-        id=set_id,
-        sentence=sentence,
-        status=aset.get("status", ""),
-        lu_id=lu_id,
-        lu_name=lu_name,
-        frame_id=frame_id,
-        frame_name=frame_name,
-        layers=tuple(layers),
-        source="exemplar" if lexunit is not None else "fulltext",
-    )
+    return set_id, lu_id, lu_name, frame_id, frame_name
+
+
+def _lexunit_ids(elem: etree._Element, relpath: str) -> LexUnitIds:
+    """``(LU ID, LU name, frame ID, frame name)`` of an lu file's ``<lexUnit>`` (an ID that is not an
+    integer is None); :class:`PyfnError` without a name or frame."""
+    attrs = {key: value for key in ("name", "frame", "ID", "frameID") if (value := elem.get(key))}
+    if not attrs.get("name") or not attrs.get("frame"):
+        raise PyfnError(f"{relpath}: <lexUnit> has no name or frame attribute")
+    return _opt_int(attrs.get("ID")), attrs["name"], _opt_int(attrs.get("frameID")), attrs["frame"]
 
 
 def _opt_int(value: str | None) -> int | None:
-    return int(value) if value is not None and value.lstrip("-").isdigit() else None
+    if value is None or not value.lstrip("-").isdigit():
+        return None
+    try:
+        return int(value)
+    except ValueError:  # a digit int() does not take, as "\u00b2"
+        return None
 
 
-def read_annotations(data: bytes, relpath: str) -> FileResult:
-    """Read a ``fulltext/*.xml`` or ``lu/*.xml`` file (decided by its root element).
+def read_file(
+    data: bytes, relpath: str, make_sentence: Callable[..., S], make_set: Callable[..., T]
+) -> FileResult[T]:
+    """Read a ``fulltext/*.xml`` or ``lu/*.xml`` file (decided by its root element) into what the two
+    callbacks make of its sentences and annotation sets.
 
-    Raises :class:`PyfnError` when the file as a whole cannot be read (malformed
-    XML, wrong namespace); bad sentences and sets are recorded as problems.
+    ``make_sentence`` is called once per sentence with the fields of :class:`~pyfn.model.Sentence`,
+    in order; ``make_set(sentence, id, status, lu_id, lu_name, frame_id, frame_name, layers, source)``
+    once per annotation set, with what ``make_sentence`` returned and the set's ``Target``/``FE``/
+    ``PT``/``GF`` layers as ``(name, rank, [(name, start, end, itype, fe_id), ...])`` in document
+    order; :attr:`FileResult.sets` lists what it returns. Raises :class:`PyfnError` when the file as
+    a whole cannot be read (malformed XML, wrong namespace); bad sentences and sets are recorded as
+    problems.
     """
-    result = FileResult(path=relpath, sha256=hashlib.sha256(data).hexdigest())
+    result: FileResult[T] = FileResult(path=relpath, sha256=hashlib.sha256(data).hexdigest())
     document = relpath.rsplit("/", 1)[-1]
-    lexunit: dict[str, str] | None = None
+    lexunit: LexUnitIds | None = None
     seen_root = False
     for event, elem in iterparse(data, relpath, ("fullTextAnnotation", "lexUnit", "sentence"), ("start", "end")):
         tag = elem.tag[len(NS):]
@@ -205,17 +232,36 @@ def read_annotations(data: bytes, relpath: str) -> FileResult:
             if event == "start" and not seen_root:
                 seen_root = True
                 if tag == "lexUnit":
-                    lexunit = {key: value for key in ("name", "frame", "ID", "frameID") if (value := elem.get(key))}
-                    if not lexunit.get("name") or not lexunit.get("frame"):
-                        raise PyfnError(f"{relpath}: <lexUnit> has no name or frame attribute")
+                    lexunit = _lexunit_ids(elem, relpath)
             continue
         if event != "end":
             continue
         try:
-            _read_sentence(elem, document, relpath, lexunit, result)
+            _read_sentence(elem, document, relpath, lexunit, result, make_sentence, make_set)
         except PyfnError as exc:
             result.problems.append(Problem("malformed_sentence", f"{relpath} sentence {elem.get('ID')}", str(exc)))
         release_element(elem)
     if not seen_root:
         raise PyfnError(f"{relpath}: root element is neither <fullTextAnnotation> nor <lexUnit>")
     return result
+
+
+def _annotation_set(sentence: Sentence, set_id: int, status: str, lu_id: int | None, lu_name: str,
+                    frame_id: int | None, frame_name: str, layers: list[LayerRows], source: str) -> AnnotationSet:
+    return AnnotationSet(
+        id=set_id,
+        sentence=sentence,
+        status=status,
+        lu_id=lu_id,
+        lu_name=lu_name,
+        frame_id=frame_id,
+        frame_name=frame_name,
+        layers=tuple(Layer(name, rank, tuple(Label(*row) for row in rows)) for name, rank, rows in layers),
+        source=source,
+    )
+
+
+def read_annotations(data: bytes, relpath: str) -> FileResult[AnnotationSet]:
+    """Read a ``fulltext/*.xml`` or ``lu/*.xml`` file into :class:`~pyfn.model.AnnotationSet` objects
+    (:func:`read_file`)."""
+    return read_file(data, relpath, Sentence, _annotation_set)

@@ -19,7 +19,7 @@ NS = "{" + FN_NS + "}"
 
 def check_bytes(data: bytes, where: str) -> None:
     """Refuse empty documents, DTDs/entities, and documents outside FrameNet's namespace."""
-    if not data.strip():
+    if not data or data.isspace():  # nothing but ASCII whitespace, as bytes.strip() removes
         raise PyfnError(f"{where}: empty file")
     if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
         raise PyfnError(f"{where}: refused: the document declares a DTD or entities")

@@ -40,10 +40,10 @@ from typing import Any, NamedTuple
 
 from pyfn.errors import Problem, PyfnError
 from pyfn.formats import jsonl
-from pyfn.framenet.annotations import read_annotations
-from pyfn.splits.filters import FILTERS
+from pyfn.framenet.annotations import LayerRows, read_file
+from pyfn.splits.filters import FILTERS, SetView
 from pyfn.splits.hashing import sentence_hash
-from pyfn.splits.validity import invalid_reason
+from pyfn.splits.validity import CHECKED_LAYERS, invalid_offsets
 
 FORMAT = 2
 """Version of the record layout."""
@@ -78,9 +78,44 @@ def malformed(relpath: str, message: str) -> ParsedFile:
 
 def parse_file(data: bytes, relpath: str) -> ParsedFile:
     """Read one annotation file's bytes into its record (a file that is not readable XML gives a
-    ``malformed_file`` record, as the builder counts it)."""
+    ``malformed_file`` record, as the builder counts it).
+
+    Straight from the rows of :func:`~pyfn.framenet.annotations.read_file` (the reader of
+    :func:`~pyfn.framenet.annotations.read_annotations`, without its model objects): each sentence's
+    part of the JSON lines is encoded once, each set's filters see a
+    :class:`~pyfn.splits.filters.SetView`.
+    """
+    texts: dict[str, tuple[str, str]] = {}
+    filters = [(FILTER_BITS[f.name], f.removes) for f in FILTERS.values()]
+
+    def sentence(sent_id: int, text: str, *fields: Any) -> tuple[int, str, str, str, str]:
+        if text not in texts:
+            texts[text] = (text.rstrip(), sentence_hash(text))
+        return (sent_id, text, *texts[text], jsonl.encode_sentence(sent_id, text, *fields))
+
+    def annotation_set(sent: tuple[int, str, str, str, str], set_id: int, status: str, lu_id: int | None,
+                       lu_name: str, frame_id: int | None, frame_name: str, layers: list[LayerRows],
+                       source: str) -> tuple:
+        sent_id, text, stripped, sent_hash, sentence_json = sent
+        reason = invalid_offsets(text, [(row[1], row[2]) for name, _, rows in layers if name in CHECKED_LAYERS
+                                        for row in rows])
+        if reason is not None:
+            return (set_id, sent_id, reason)
+        target = tuple(sorted([(row[1], row[2]) for name, _, rows in layers if name == "Target" for row in rows
+                               if row[1] is not None and row[2] is not None]))
+        fes = [(rank, row[0], row[1], row[2]) for name, rank, rows in layers if name == "FE" for row in rows
+               if row[1] is not None and row[2] is not None]
+        seen = SetView(text, target, fes)  # type: ignore[arg-type]
+        mask = 0
+        for bit, removes in filters:
+            if removes(seen):
+                mask |= bit
+        line = jsonl.encode_set(set_id, source, status, lu_id, lu_name, frame_id, frame_name, layers, sentence_json)
+        return (set_id, sent_id, frame_id, lu_id, mask, stripped, sent_hash,
+                "#".join([f"{s}#{e}" for s, e in target]), intern(lu_name), intern(frame_name), line)
+
     try:
-        result = read_annotations(data, relpath)
+        result = read_file(data, relpath, sentence, annotation_set)
     except PyfnError as exc:
         return malformed(relpath, str(exc))
     removed: Counter = Counter(p.reason for p in result.problems)
@@ -88,35 +123,14 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
     dropped = [(_int_id(aset_id), sent_id, reason) for aset_id, sent_id, reason in result.not_annotation_set_ids]
     dropped.extend((int(m[2]), int(m[1]), p.reason) for p in result.problems
                    if p.reason == "malformed_annotation_set" and (m := _MALFORMED_SET.search(p.where)))
-    sets = _no_sets()
-    ids, sent_ids, frame_ids, lu_ids, masks, texts, hashes, spans_col, lus, frames, lines = sets
-    filters = [(FILTER_BITS[f.name], f.removes) for f in FILTERS.values()]
-    sentences: dict[str, tuple[str, str]] = {}
-    for aset in result.sets:
-        reason = invalid_reason(aset)
-        if reason is not None:
-            removed[reason] += 1
-            dropped.append((aset.id, aset.sentence.id, reason))
-            continue
-        mask = 0
-        for bit, removes in filters:
-            if removes(aset):
-                mask |= bit
-        ids.append(aset.id)
-        sent_ids.append(aset.sentence.id)
-        frame_ids.append(aset.frame_id)
-        lu_ids.append(aset.lu_id)
-        masks.append(mask)
-        text = aset.sentence.text
-        if text not in sentences:
-            sentences[text] = (text.rstrip(), sentence_hash(text))
-        stripped, sent_hash = sentences[text]
-        texts.append(stripped)
-        hashes.append(sent_hash)
-        spans_col.append("#".join(f"{s}#{e}" for s, e in aset.target))
-        lus.append(intern(aset.lu_name))
-        frames.append(intern(aset.frame_name))
-        lines.append(jsonl.dumps(aset))
+    valid = []
+    for row in result.sets:
+        if len(row) == 3:  # an invalid set: (id, sentence id, reason)
+            removed[row[2]] += 1
+            dropped.append(row)
+        else:
+            valid.append(row)
+    sets = tuple(map(list, zip(*valid))) if valid else _no_sets()
     return ParsedFile(relpath, result.sha256, result.sentences, [(p.reason, p.where, p.message) for p in result.problems],
                       sorted(removed.items()), sets, dropped)
 
