@@ -27,7 +27,7 @@ DESCRIPTION = (
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add the ``audit`` sub-command to a ``pyfn`` sub-parser set."""
-    p = sub.add_parser("audit", help="check a train/dev/test split for leakage and duplicates (exit 1 if found)",
+    p = sub.add_parser("audit", help="check a train/dev/test split for leakage and duplicates (exit 1 on leakage)",
                        description=DESCRIPTION)
     p.add_argument("inputs", nargs="*", metavar="INPUT", help="inputs holding one or more splits (see above)")
     for split in ("train", "dev", "test"):
