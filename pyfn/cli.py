@@ -75,7 +75,7 @@ def _format(refused: Mapping[str, str]) -> Callable[[str], str]:
     return check
 
 
-def _progress(quiet: bool, desc: str = "reading", unit: str = "file"):
+def progress_bar(quiet: bool, desc: str = "reading", unit: str = "file"):
     """A tqdm progress bar on stderr, off when quiet or when stderr is not a terminal."""
 
     def wrap(items, total):
@@ -100,7 +100,7 @@ def _ids(values: Sequence[str] | None, flag: str) -> frozenset[int]:
     return frozenset(out)
 
 
-def _add_build_options(p: argparse.ArgumentParser) -> None:
+def add_build_options(p: argparse.ArgumentParser) -> None:
     """Options that decide which annotation sets the splits hold (convert and generate)."""
     p.add_argument("--with-exemplars", "--with_exemplars", action="store_true", help="add lu/*.xml exemplars to train")
     p.add_argument(
@@ -137,14 +137,14 @@ def _add_cache_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> 
                    help="neither read nor write pyfn's caches (default: use them; outputs are the same either way)")
 
 
-def _release_cache(args: argparse.Namespace):
+def release_cache(args: argparse.Namespace):
     """The parsed-release cache the options ask for (None with --no-cache)."""
     from pyfn.framenet.cache import ReleaseCache  # noqa: PLC0415
 
     return None if args.no_cache else ReleaseCache.under(Path(args.cache_dir) if args.cache_dir else None)
 
 
-def _build_options(args: argparse.Namespace, splits: tuple[str, ...]) -> BuildOptions:
+def build_options(args: argparse.Namespace, splits: tuple[str, ...]) -> BuildOptions:
     if args.jobs < 0:
         raise UsageError("--jobs must be >= 0")
     return BuildOptions(
@@ -180,7 +180,7 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
                    "NLTK's framenet_v17/v15 zip if installed, else the sample)")
     p.add_argument("--target", required=True, help="output directory (created if missing)")
     _add_force(p)
-    _add_build_options(p)
+    add_build_options(p)
     p.add_argument("--relations", nargs="+", default=None, metavar="TYPE",
                    help="frame relation types of the hierarchy CSVs, FrameNet spelling (default: Inheritance Subframe)")
     p.add_argument("--all-frames", action="store_true",
@@ -203,11 +203,11 @@ def _generate(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"pyfn: reading {label}", file=sys.stderr)
     manifest = generate_lexicon(
-        path, args.target, options=_build_options(args, ("train",)),
+        path, args.target, options=build_options(args, ("train",)),
         split=SplitSpec(args.split, args.seed, args.folds, args.fold),
         relations=tuple(args.relations or DEFAULT_RELATIONS), train_frames_only=not args.all_frames,
         with_coretype=args.with_coretype, release_lexicon=args.release_lexicon, source_label=label,
-        progress=_progress(args.quiet), force=args.force, cache=_release_cache(args),
+        progress=progress_bar(args.quiet), force=args.force, cache=release_cache(args),
     )
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
@@ -250,7 +250,7 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         "--splits", nargs="+", default=["all"], choices=[*SPLITS, "all"],
         help="splits to write (dev and test are always read, to keep their sentences out of train)",
     )
-    _add_build_options(p)
+    add_build_options(p)
     fmt = p.add_argument_group("format options")
     fmt.add_argument("--target-encoding", default="list", choices=["list", "range"],
                      help="SEMAFOR target column when reading: every token (SEMAFOR) or first_last (pyfn 1.3, Open-SESAME)")
@@ -316,7 +316,7 @@ def _convert(args: argparse.Namespace) -> int:
     from pyfn.units import by_reason, describe  # noqa: PLC0415
 
     splits = SPLITS if "all" in args.splits else tuple(s for s in SPLITS if s in args.splits)
-    options = _build_options(args, splits)
+    options = build_options(args, splits)
     check_pair(args.from_, args.to)
     if args.from_ == "fnxml":
         path, label = resolve_source(args.source)
@@ -337,12 +337,12 @@ def _convert(args: argparse.Namespace) -> int:
             path, args.target, from_=args.from_, to=args.to, options=options, formats=_format_options(args),
             split=SplitSpec(args.split, args.seed, args.folds, args.fold),
             source_label=label if args.source is None or args.source == "sample" else str(args.source),
-            progress=_progress(args.quiet),
-            write_progress=_progress(args.quiet, "writing", "chunk"),
+            progress=progress_bar(args.quiet),
+            write_progress=progress_bar(args.quiet, "writing", "chunk"),
             preprocess=_preprocess_options(args, args.preprocess) if args.preprocess else None,
             preprocess_progress=tqdm_progress(args.quiet),
             force=args.force, reads=[folder for folder in (args.gold, args.framenet) if folder],
-            cache=_release_cache(args) if args.from_ == "fnxml" else None,
+            cache=release_cache(args) if args.from_ == "fnxml" else None,
         )
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)

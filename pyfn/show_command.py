@@ -14,7 +14,7 @@ from pyfn.show import KINDS, SOURCES, Inputs
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add the ``show`` sub-command to a ``pyfn`` sub-parser set (with ``pyfn convert``'s build options)."""
-    from pyfn.cli import EPILOG, SPLITS, _add_build_options  # noqa: PLC0415 - the CLI is loaded: it calls us
+    from pyfn.cli import EPILOG, SPLITS, add_build_options  # noqa: PLC0415 - the CLI is loaded: it calls us
 
     p = sub.add_parser(
         "show",
@@ -46,17 +46,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="formats whose losses of a kept set are shown: "
                    f"{', '.join(WRITERS)} (default: the manifest's, else every installed one)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    _add_build_options(p)
+    add_build_options(p)
     p.set_defaults(func=run)
 
 
 def _inputs(args: argparse.Namespace) -> tuple[str | None, Inputs]:
     """The release to read and what to rebuild, from the manifest or the options."""
-    from pyfn.cli import SPLITS, _build_options  # noqa: PLC0415
+    from pyfn.cli import SPLITS, build_options  # noqa: PLC0415
     from pyfn.show import manifest_inputs  # noqa: PLC0415
 
     splits = SPLITS if "all" in args.splits else tuple(s for s in SPLITS if s in args.splits)
-    options = _build_options(args, splits)
+    options = build_options(args, splits)
     spec = {"kind": args.split, "seed": args.seed, "folds": args.folds, "fold": args.fold}
     if args.manifest is None:
         formats = tuple(fmt for fmt in WRITERS if fmt not in EXTRAS or _installed(fmt))
@@ -86,7 +86,7 @@ def _installed(fmt: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Rebuild with a trace and print what became of ID."""
-    from pyfn.cli import _progress, _release_cache  # noqa: PLC0415
+    from pyfn.cli import progress_bar, release_cache  # noqa: PLC0415
     from pyfn.convert import SplitSpec, make_definition  # noqa: PLC0415
     from pyfn.framenet.release import open_release  # noqa: PLC0415
     from pyfn.framenet.sources import resolve_source  # noqa: PLC0415
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     definition = make_definition(release, SplitSpec(split.get("kind", "standard"), split.get("seed", 0),
                                                     split.get("folds", 5), split.get("fold", 0)))
     report = show(release, definition, inputs, args.id, kind=args.kind, source=args.from_source,
-                  cache=_release_cache(args), progress=_progress(args.quiet))
+                  cache=release_cache(args), progress=progress_bar(args.quiet))
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
