@@ -12,8 +12,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -75,21 +73,12 @@ def _files(folder: Path) -> dict[Path, bytes]:
     return {p.relative_to(folder): p.read_bytes() for p in sorted((folder / "work").rglob("*")) if p.is_file()}
 
 
-@contextmanager
-def _inside(directory: Path) -> Iterator[None]:
-    previous = Path.cwd()
-    os.chdir(directory)
-    try:
-        yield
-    finally:
-        os.chdir(previous)
-
-
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     """The 3-split study run locally (2 processes): its folder, steps, files and manifest."""
     top = tmp_path_factory.mktemp("local")
-    with _inside(top):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(top)
         folder = _study(Path("experiments"))
         ran = xp.run(folder, main, executor=LOCAL, jobs=2)
         manifest = xp.report(folder)
