@@ -324,14 +324,14 @@ def _convert(args: argparse.Namespace) -> int:
         raise UsageError(f"--from {args.from_} needs --source DIR")
     else:
         path, label = Path(args.source), args.source
-    if not args.quiet:
-        print(f"pyfn: reading {label}", file=sys.stderr)
-    from pyfn.preprocess.directory import tqdm_progress  # noqa: PLC0415
-
     if args.preprocess is None and args.parse:
         raise UsageError("--parse goes with --preprocess conll")
     if args.preprocess is None and args.executor != "local":
         raise UsageError("--executor goes with --preprocess (the batches of sentences are what it sends)")
+    if not args.quiet:
+        print(f"pyfn: reading {label}", file=sys.stderr)
+    from pyfn.preprocess.directory import tqdm_progress  # noqa: PLC0415
+
     with _executor(args.executor, args.preprocess_jobs if args.preprocess_jobs > 1 else 0, args.quiet):
         manifest = convert(
             path, args.target, from_=args.from_, to=args.to, options=options, formats=_format_options(args),
