@@ -83,7 +83,7 @@ def test_any_split_filter_or_exclusion_from_one_cache_entry(sample, tmp_path, op
     assert _files(tmp_path / "warm") == _files(tmp_path / "none")
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "append", "header"])
+@pytest.mark.parametrize("damage", ["flip", "truncate", "append", "header", "length"])
 def test_a_corrupt_entry_is_reported_removed_and_rebuilt(sample, tmp_path, damage):
     cache = ReleaseCache(tmp_path / "cache")
     convert(sample, tmp_path / "a", to="jsonl", cache=cache)
@@ -95,6 +95,8 @@ def test_a_corrupt_entry_is_reported_removed_and_rebuilt(sample, tmp_path, damag
         data = data[: len(data) - 100]
     elif damage == "append":
         data += b"x"
+    elif damage == "length":  # the first record's length: larger than the file
+        data[data.index(b"\n") + 1] = 0x7F
     else:
         data[:1] = b"["
     entry.write_bytes(bytes(data))

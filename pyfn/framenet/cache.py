@@ -36,9 +36,7 @@ import hashlib
 import json
 import marshal
 import os
-import queue
 import tempfile
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -60,8 +58,6 @@ _READER_MODULES = (
 )
 _LENGTH = 8
 _DIGEST = 32
-_AHEAD = 64
-"""Records read and checked ahead of the builder, at most."""
 
 
 class CorruptEntry(Exception):
@@ -152,40 +148,15 @@ class ReleaseCache:
             return None
         return self._records(handle, key, folder, list(files))
 
-    def _records(self, handle: IO[bytes], key: str, folder: str, files: list[str]) -> Iterator[bytes]:
-        """The checked records, read and hashed in a thread ahead of their use (both release the GIL:
-        on two cores the check costs the builder nothing), at most :data:`_AHEAD` records ahead."""
-        ahead: queue.Queue = queue.Queue(_AHEAD)
-        stop = threading.Event()
-        reader = threading.Thread(target=self._check, args=(handle, key, folder, files, ahead, stop), daemon=True)
-        reader.start()
-        try:
-            while (item := ahead.get()) is not None:
-                if isinstance(item, CorruptEntry):
-                    raise item
-                yield item
-        finally:
-            stop.set()
-            while reader.is_alive():  # unblock a reader waiting on a full queue
-                try:
-                    ahead.get(timeout=0.05)
-                except queue.Empty:
-                    pass
-            handle.close()
-
     @staticmethod
-    def _check(handle: IO[bytes], key: str, folder: str, files: list[str], ahead: queue.Queue,
-               stop: threading.Event) -> None:
-        def put(item: object) -> bool:
-            while not stop.is_set():
-                try:
-                    ahead.put(item, timeout=0.05)
-                    return True
-                except queue.Full:
-                    pass
-            return False
+    def _records(handle: IO[bytes], key: str, folder: str, files: list[str]) -> Iterator[bytes]:
+        """The records, each hash-checked as it is read; :class:`CorruptEntry` on the first failed check.
 
-        try:
+        Read in the builder's own thread: sha256 costs about 1 ms per MB, less than handing records
+        over from a reading thread (measured: the hand-over's lock waits cost 0.5 s per FN 1.5 build).
+        """
+        with handle:
+            left = os.fstat(handle.fileno()).st_size
             try:
                 header = json.loads(handle.readline())
             except ValueError:
@@ -195,22 +166,17 @@ class ReleaseCache:
             if not files and handle.read(1):
                 raise CorruptEntry(key, "trailing bytes")
             for i, relpath in enumerate(files, 1):
-                head = handle.read(_LENGTH + _DIGEST)
-                size = int.from_bytes(head[:_LENGTH], "big")
-                record = handle.read(size) if len(head) == _LENGTH + _DIGEST else b""
-                if len(record) != size or hashlib.sha256(record).digest() != head[_LENGTH:]:
-                    raise CorruptEntry(key, f"record of {relpath} truncated or changed: hash mismatch")
-                if i == len(files) and handle.read(1):  # checked before the last record is used
-                    raise CorruptEntry(key, "trailing bytes")
-                if not put(record):
-                    return
-        except CorruptEntry as exc:
-            put(exc)
-            return
-        except OSError as exc:
-            put(CorruptEntry(key, f"unreadable ({exc.strerror or exc})"))
-            return
-        put(None)
+                try:
+                    head = handle.read(_LENGTH + _DIGEST)
+                    size = int.from_bytes(head[:_LENGTH], "big")
+                    record = handle.read(size) if len(head) == _LENGTH + _DIGEST and size <= left else b""
+                    if len(record) != size or hashlib.sha256(record).digest() != head[_LENGTH:]:
+                        raise CorruptEntry(key, f"record of {relpath} truncated or changed: hash mismatch")
+                    if i == len(files) and handle.read(1):  # checked before the last record is used
+                        raise CorruptEntry(key, "trailing bytes")
+                except OSError as exc:
+                    raise CorruptEntry(key, f"unreadable ({exc.strerror or exc})") from None
+                yield record
 
     def discard(self, key: str, why: str) -> None:
         """Report the entry of ``key`` as corrupt and remove it."""

@@ -22,13 +22,12 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from pyfn.errors import Problem, PyfnError, UsageError
-from pyfn.formats import jsonl
 from pyfn.framenet.cache import CorruptEntry, EntryWriter, ReleaseCache, folder_key
 from pyfn.framenet.release import Release
 from pyfn.splits import parsed
 from pyfn.splits.definitions import SplitDefinition
 from pyfn.splits.filters import get_filters
-from pyfn.splits.hashing import fe_signature
+from pyfn.splits.hashing import line_fe_signature
 from pyfn.splits.trace import Trace
 from pyfn.workers import job_count, process_pool
 
@@ -411,7 +410,7 @@ def _dedup(records: list[Record], ledger: Counter, dropped: Callable[..., None] 
         if dropped is not None:
             for record in group[1:]:
                 dropped(record, "duplicate", group[0])
-        if len({fe_signature(jsonl.loads(r.line)) for r in group}) > 1:
+        if len({line_fe_signature(r.line) for r in group}) > 1:
             differing.append(
                 {
                     "hash": set_hash.replace("\t", " | "),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+
 from pyfn.model import AnnotationSet
 
 
@@ -37,5 +40,17 @@ def fe_signature(aset: AnnotationSet) -> str:
 
     Null instantiations are left out: scorers never see them.
     """
-    items = sorted(f"{rank}:{lb.name}:{lb.start}:{lb.end}" for rank, lb in aset.overt_fes)
-    return "|".join(items)
+    return fe_rows_signature((rank, lb.name, lb.start, lb.end) for rank, lb in aset.overt_fes)
+
+
+def fe_rows_signature(rows: Iterable[tuple[int, str, int, int]]) -> str:
+    """:func:`fe_signature` of the overt FE labels given as ``(rank, name, start, end)``."""
+    return "|".join(sorted(f"{rank}:{name}:{start}:{end}" for rank, name, start, end in rows))
+
+
+def line_fe_signature(line: str) -> str:
+    """:func:`fe_signature` of the set of a JSON line pyfn wrote (:mod:`pyfn.formats.jsonl`), read
+    without making model objects."""
+    return fe_rows_signature((layer["rank"], name, start, end) for layer in json.loads(line)["layers"]
+                             if layer["name"] == "FE" for name, start, end, *_ in layer["labels"]
+                             if start is not None and end is not None)
