@@ -13,7 +13,7 @@ from pyfn.cli import FROM_FORMATS, TO_FORMATS, build_parser, subparsers
 from pyfn.formats.registry import READERS, RELEASE_FORMATS, WRITERS
 
 COMMANDS = ["convert", "generate", "preprocess", "score", "compare", "compare-runs", "check-release", "audit", "show",
-            "xp", "verify", "baseline", "open-sesame"]
+            "xp", "verify", "baseline", "open-sesame", "cache"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -21,13 +21,20 @@ folder with a file modified in the last :data:`RACY_SECONDS` seconds is not
 cached, so that a later change cannot share a timestamp with it).
 
 **Entry.** ``releases/KK/KEY.bin``: one JSON header line (format, key,
-folder, file list) then, per file in list order, an 8-byte big-endian
+folder, file list, :func:`made_by` and the release's path when written, for
+``pyfn cache``) then, per file in list order, an 8-byte big-endian
 length, the 32-byte sha256 of the record and the record. Each record's hash
 is checked before it is used; a bad header, hash, length or trailing byte
 makes the entry corrupt: it is reported, removed and the folder parsed
 again. Entries are written under a temporary name and renamed when complete,
 so two concurrent runs never see half an entry (the last to finish replaces
 the other's identical one).
+
+**Housekeeping.** Entries are never removed by a build (a corrupt one
+excepted): ``pyfn cache`` lists them, ``pyfn cache prune`` removes those
+this pyfn cannot use (:func:`made_by` differs: another reader, record
+layout, ``marshal`` or lxml version) and ``pyfn cache clear`` all of them
+(:mod:`pyfn.cache_admin`).
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ from lxml import etree
 
 from pyfn.framenet.release import Release
 
-FORMAT = 1
+FORMAT = 2
 """Version of the entry layout; part of every key."""
 RACY_SECONDS = 2.0
 """A directory folder holding a file modified this recently is not cached."""
@@ -97,10 +104,17 @@ def _zip_digest(path: str, size: int, mtime_ns: int) -> str:
     return digest.hexdigest()
 
 
-def folder_key(release: Release, folder: str, files: Sequence[str]) -> str | None:
-    """The cache key of ``folder`` of ``release`` holding ``files`` (None: not cacheable now)."""
+def made_by() -> dict[str, object]:
+    """What decides whether this pyfn can use an entry: the entry layout, the reader's digest, the
+    record layout, ``marshal``'s and lxml's versions (part of every key, and of every header)."""
     from pyfn.splits import parsed  # noqa: PLC0415 - the record layout is part of the key
 
+    return {"format": FORMAT, "reader": reader_digest(), "record": parsed.FORMAT, "marshal": marshal.version,
+            "lxml": list(etree.LXML_VERSION)}
+
+
+def folder_key(release: Release, folder: str, files: Sequence[str]) -> str | None:
+    """The cache key of ``folder`` of ``release`` holding ``files`` (None: not cacheable now)."""
     if release.kind == "zip":
         stat = os.stat(release.path)
         identity: list = ["zip", _zip_digest(str(Path(release.path).resolve()), stat.st_size, stat.st_mtime_ns)]
@@ -112,10 +126,7 @@ def folder_key(release: Release, folder: str, files: Sequence[str]) -> str | Non
             if now - stat.st_mtime_ns < RACY_SECONDS * 1e9:
                 return None
             identity.append([relpath, stat.st_size, stat.st_mtime_ns, stat.st_ino])
-    description = {
-        "format": FORMAT, "reader": reader_digest(), "record": parsed.FORMAT, "marshal": marshal.version,
-        "lxml": etree.LXML_VERSION, "folder": folder, "files": list(files), "release": identity,
-    }
+    description = {**made_by(), "folder": folder, "files": list(files), "release": identity}
     return hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()
 
 
@@ -161,7 +172,8 @@ class ReleaseCache:
                 header = json.loads(handle.readline())
             except ValueError:
                 raise CorruptEntry(key, "bad header") from None
-            if header != {"format": FORMAT, "key": key, "folder": folder, "files": files}:
+            if not isinstance(header, dict) or [header.get(k) for k in ("format", "key", "folder", "files")] != [
+                    FORMAT, key, folder, files]:
                 raise CorruptEntry(key, "header does not match its key")
             if not files and handle.read(1):
                 raise CorruptEntry(key, "trailing bytes")
@@ -188,8 +200,8 @@ class ReleaseCache:
             pass
 
     @contextmanager
-    def writer(self, key: str, folder: str, files: Sequence[str]) -> Iterator[EntryWriter]:
-        """Write the entry of ``key``: add every file's record in order; the entry is renamed into place
+    def writer(self, key: str, folder: str, files: Sequence[str], source: str = "") -> Iterator[EntryWriter]:
+        """Write the entry of ``key`` (``source``: the release's path, recorded for ``pyfn cache``): add every file's record in order; the entry is renamed into place
         when every record was added and the block ended without error. An entry that cannot be written
         is no error (the cache only saves time): nothing is left of it."""
         path = self.path(key)
@@ -199,7 +211,8 @@ class ReleaseCache:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
             entry.handle = os.fdopen(fd, "wb")
-            header = {"format": FORMAT, "key": key, "folder": folder, "files": list(files)}
+            header = {"format": FORMAT, "key": key, "folder": folder, "files": list(files), "made_by": made_by(),
+                      "source": source}
             entry.handle.write(json.dumps(header).encode() + b"\n")
         except OSError:
             entry.failed = True

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
 from operator import itemgetter
+from pathlib import Path
 from typing import NamedTuple
 
 from pyfn.errors import Problem, PyfnError, UsageError
@@ -216,7 +217,8 @@ def _records(
             if stored is not None:
                 source: Iterator[bytes] = stored
             else:
-                entry = stack.enter_context(cache.writer(key, folder, files)) if cache is not None and key else None
+                entry = (stack.enter_context(cache.writer(key, folder, files, str(Path(release.path).resolve())))
+                         if cache is not None and key else None)
                 source = _stored_as_read(fresh, len(files), entry)
             if [relpath for relpath, _ in folder_tasks] == files:
                 yield from zip((split for _, split in folder_tasks), source)
