@@ -201,9 +201,10 @@ class ReleaseCache:
 
     @contextmanager
     def writer(self, key: str, folder: str, files: Sequence[str], source: str = "") -> Iterator[EntryWriter]:
-        """Write the entry of ``key`` (``source``: the release's path, recorded for ``pyfn cache``): add every file's record in order; the entry is renamed into place
-        when every record was added and the block ended without error. An entry that cannot be written
-        is no error (the cache only saves time): nothing is left of it."""
+        """Write the entry of ``key`` (``source``: the release's path, recorded for ``pyfn cache``): add
+        every file's record in order; the entry is renamed into place when every record was added and the
+        block ended without error. An entry that cannot be written is no error (the cache only saves
+        time): nothing is left of it."""
         path = self.path(key)
         entry = EntryWriter(len(files))
         tmp: str | None = None
