@@ -14,7 +14,7 @@ conditions (an older pyfn has no `xp run --jobs`: leave --jobs out).
 
 Target: the per-split cost at least 5x below that of pyfn before the cache.
 
-Usage: python benchmarks/bench_study.py [--splits N] [--jobs J] [--pythonpath DIR]
+Usage: python benchmarks/bench_study.py [--splits N] [--jobs J] [--executor local|dask] [--pythonpath DIR]
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", type=int, default=20, help="drawn random splits (default 20)")
     parser.add_argument("--jobs", type=int, default=None, help="`pyfn xp run --jobs` (default: not given)")
+    parser.add_argument("--executor", default=None, help="`pyfn xp run --executor` (default: not given, local)")
     parser.add_argument("--pythonpath", help="run the pyfn found there (PYTHONPATH) instead of this one")
     args = parser.parse_args()
     recorded = json.loads((REPO / "experiments" / "xp_004" / "manifest.json").read_text())["study"]["splits"]
@@ -52,6 +53,8 @@ def main() -> None:
         cmd = [sys.executable, "-m", "pyfn", "xp", "--root", str(root / "experiments"), "run", "004"]
         if args.jobs is not None:
             cmd += ["--jobs", str(args.jobs)]
+        if args.executor is not None:
+            cmd += ["--executor", args.executor]
         before = conditions()
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
