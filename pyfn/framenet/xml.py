@@ -33,8 +33,9 @@ def iterparse(data: bytes, where: str, tags: Sequence[str], events: Sequence[str
     Parse errors are raised as :class:`PyfnError` naming ``where`` and the line.
     """
     check_bytes(data, where)
+    source = io.BytesIO(data)
     parser = etree.iterparse(
-        io.BytesIO(data),
+        source,
         events=tuple(events),
         tag=[NS + t for t in tags],
         resolve_entities=False,
@@ -43,17 +44,25 @@ def iterparse(data: bytes, where: str, tags: Sequence[str], events: Sequence[str
         huge_tree=False,
         remove_comments=True,
     )
-    checked = False
+    root = None
     try:
         for event, elem in parser:
-            if not checked:  # a DTD the byte check missed (a UTF-16 document): refused before anything is read
-                if elem.getroottree().docinfo.internalDTD is not None:
+            if root is None:  # a DTD the byte check missed (a UTF-16 document): refused before anything is read
+                tree = elem.getroottree()
+                if tree.docinfo.internalDTD is not None:
                     raise PyfnError(f"{where}: refused: the document declares a DTD or entities")
-                checked = True
+                root = tree.getroot()
             yield event, elem
     except etree.XMLSyntaxError as exc:
         line = exc.position[0] if exc.position else "?"
         raise PyfnError(f"{where}: malformed XML at line {line}: {' '.join(str(exc.msg).split())}") from exc
+    finally:
+        # lxml's parser, its parse context and the document hold one another (a reference cycle): the
+        # tree and the source would live until Python's cyclic collector next runs, and as long as a
+        # split build pauses it. Empty the tree and close the source now.
+        if root is not None:
+            root.clear()
+        source.close()
 
 
 def release_element(elem: etree._Element) -> None:

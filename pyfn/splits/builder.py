@@ -130,6 +130,7 @@ _WORKER: dict = {}
 def _init_worker(release: Release, forked: bool = False) -> None:
     if forked:
         release.detach()
+        gc.enable()  # forked from a build, which pauses the collector: reading XML makes cyclic garbage
     _WORKER["release"] = release
 
 
