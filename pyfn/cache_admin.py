@@ -137,3 +137,15 @@ def record(entry: Entry) -> dict:
     return {"kind": entry.kind, "path": str(entry.path), "bytes": entry.size, "partial": entry.partial,
             "usable": entry.usable, "folder": entry.folder, "files": entry.files, "source": entry.source,
             "age_seconds": round(entry.age)}
+
+
+def stale_hint(root: Path) -> str | None:
+    """A line for a run that stored a parsed release: how much of the cache under ``root`` this pyfn cannot
+    use (another pyfn version made it), and how to remove it; None when there is none."""
+    stale = [e for e in to_prune(scan(root)) if not e.partial]
+    if not stale:
+        return None
+    entries = f"{len(stale)} {'entry' if len(stale) == 1 else 'entries'}"
+    return (f"{size_text(sum(e.size for e in stale))} of the parsed-release cache ({entries} in "
+            f"{Path(root) / 'releases'}) were made by another pyfn version and cannot be used by this one: "
+            "`pyfn cache prune` removes them")

@@ -144,6 +144,18 @@ def release_cache(args: argparse.Namespace):
     return None if args.no_cache else ReleaseCache.under(Path(args.cache_dir) if args.cache_dir else None)
 
 
+def cache_hint(cache, quiet: bool) -> None:
+    """After a run that stored a parsed release (a new release, or a new pyfn version): say how much of the
+    cache was made by other pyfn versions, and how to remove it."""
+    if cache is None or not cache.written or quiet:
+        return
+    from pyfn.cache_admin import stale_hint  # noqa: PLC0415
+
+    hint = stale_hint(cache.directory.parent)
+    if hint:
+        print(f"pyfn: {hint}", file=sys.stderr)
+
+
 def build_options(args: argparse.Namespace, splits: tuple[str, ...]) -> BuildOptions:
     if args.jobs < 0:
         raise UsageError("--jobs must be >= 0")
@@ -202,13 +214,15 @@ def _generate(args: argparse.Namespace) -> int:
     path, label = resolve_source(args.source)
     if not args.quiet:
         print(f"pyfn: reading {label}", file=sys.stderr)
+    cache = release_cache(args)
     manifest = generate_lexicon(
         path, args.target, options=build_options(args, ("train",)),
         split=SplitSpec(args.split, args.seed, args.folds, args.fold),
         relations=tuple(args.relations or DEFAULT_RELATIONS), train_frames_only=not args.all_frames,
         with_coretype=args.with_coretype, release_lexicon=args.release_lexicon, source_label=label,
-        progress=progress_bar(args.quiet), force=args.force, cache=release_cache(args),
+        progress=progress_bar(args.quiet), force=args.force, cache=cache,
     )
+    cache_hint(cache, args.quiet)
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
     if not args.quiet:
@@ -332,6 +346,7 @@ def _convert(args: argparse.Namespace) -> int:
         print(f"pyfn: reading {label}", file=sys.stderr)
     from pyfn.preprocess.directory import tqdm_progress  # noqa: PLC0415
 
+    cache = release_cache(args) if args.from_ == "fnxml" else None
     with _executor(args.executor, args.preprocess_jobs if args.preprocess_jobs > 1 else 0, args.quiet):
         manifest = convert(
             path, args.target, from_=args.from_, to=args.to, options=options, formats=_format_options(args),
@@ -342,8 +357,9 @@ def _convert(args: argparse.Namespace) -> int:
             preprocess=_preprocess_options(args, args.preprocess) if args.preprocess else None,
             preprocess_progress=tqdm_progress(args.quiet),
             force=args.force, reads=[folder for folder in (args.gold, args.framenet) if folder],
-            cache=release_cache(args) if args.from_ == "fnxml" else None,
+            cache=cache,
         )
+    cache_hint(cache, args.quiet)
     for warning in manifest["warnings"]:
         print(f"pyfn: warning: {warning}", file=sys.stderr)
     if not args.quiet:

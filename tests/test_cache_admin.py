@@ -117,3 +117,24 @@ def test_a_file_that_cannot_be_removed_is_one_line_and_exit_1(filled, capsys, mo
     assert err[0].startswith("pyfn cache clear: freed 0 B (0 files)")
     assert len(err) == 3 and all(line.startswith("pyfn cache: error: ") and "cannot remove: Permission denied" in line
                                  for line in err[1:])
+
+
+def test_a_run_that_stores_a_release_says_how_much_of_the_cache_other_versions_made(filled, tmp_path, capsys):
+    sample = tmp_path / "sample"
+    args = ["convert", "--source", str(sample), "--to", "jsonl", "--cache-dir", str(filled)]
+    assert main([*args, "--target", str(tmp_path / "warm")]) == 0  # nothing stored: no word about the cache
+    assert "pyfn cache prune" not in capsys.readouterr().err
+    (entry,) = [p for p in filled.glob("releases/*/*.bin") if p.read_bytes() != b"not pyfn's"]
+    header, _, body = entry.read_bytes().partition(b"\n")
+    made = json.loads(header)
+    made["made_by"]["lxml"] = [0, 0, 0, 0]  # its header now says another lxml made it
+    entry.write_bytes(json.dumps(made).encode() + b"\n" + body)
+    with_exemplars = [*args, "--with-exemplars"]
+    assert main([*with_exemplars, "--target", str(tmp_path / "ex")]) == 0  # stores the lu/ folder
+    err = capsys.readouterr().err
+    assert f"of the parsed-release cache (1 entry in {filled / 'releases'}) were made by another pyfn version" in err
+    assert "`pyfn cache prune` removes them" in err
+    for stored in [p for p in filled.glob("releases/*/*.bin") if p.read_bytes() != b"not pyfn's" and p != entry]:
+        stored.unlink()
+    assert main([*with_exemplars, "--target", str(tmp_path / "ex2"), "--quiet"]) == 0  # stores lu/ again, quietly
+    assert capsys.readouterr().err == ""

@@ -131,11 +131,13 @@ def folder_key(release: Release, folder: str, files: Sequence[str]) -> str | Non
 
 
 class ReleaseCache:
-    """Entries under one directory (``ROOT/releases``); ``problems`` lists the entries found corrupt."""
+    """Entries under one directory (``ROOT/releases``); ``problems`` lists the entries found corrupt,
+    ``written`` the keys of the entries this object stored."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
         self.problems: list[str] = []
+        self.written: list[str] = []
 
     @classmethod
     def under(cls, root: Path | None = None) -> ReleaseCache:
@@ -229,6 +231,7 @@ class ReleaseCache:
                 if tmp is not None and not entry.failed and entry.count == entry.expected:
                     os.replace(tmp, path)
                     tmp = None
+                    self.written.append(key)
             except OSError:
                 pass
             if tmp is not None:
