@@ -326,6 +326,12 @@ def make_set(
     return AnnotationSet(set_id, sentence, "MANUAL", 10, lu, 139, frame, tuple(layers))
 
 
+def set_spec(set_id: int, fes=(("Donor", 0, 2),), target=((4, 7),), **kw) -> dict:
+    """One annotation set of a :func:`fulltext_xml` sentence (by default give.v in Giving, Donor on 0-2,
+    target 4-7: "Kim gave ..."); ``kw`` sets lu, frame, status and the other keys it reads."""
+    return {"id": set_id, "target": list(target), "fes": list(fes), **kw}
+
+
 def fulltext_xml(sentences: list[dict], corpus: str = "C", doc: str = "D") -> bytes:
     """A FrameNet fulltext document. Each sentence dict: id, text, sets=[{id, lu, frame,
     frame_id, target=[(s,e)], fes=[(name,s,e)], status}] and optionally pos=[(tag,s,e)] (a PENN layer)."""

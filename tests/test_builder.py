@@ -11,34 +11,30 @@ from pyfn.framenet import open_release
 from pyfn.splits.builder import BuildOptions, build_splits
 from pyfn.splits.definitions import SplitDefinition
 
-from conftest import fulltext_xml, make_release
+from conftest import fulltext_xml, make_release, set_spec
 
 DEF = SplitDefinition("t", dev=("dev.xml",), test=("test.xml",))
 GIVE = "Kim gave Sandy a book ."
-
-
-def _aset(set_id, fes=(("Donor", 0, 2),), target=((4, 7),), **kw):
-    return {"id": set_id, "target": list(target), "fes": list(fes), **kw}
 
 
 @pytest.fixture
 def release(tmp_path: Path):
     docs = {
         "test.xml": fulltext_xml([
-            {"id": 1, "text": GIVE, "sets": [_aset(11), _aset(12, fes=[("Donor", 0, 2), ("Theme", 15, 20)])]},
-            {"id": 2, "text": "Bad offsets here .", "sets": [_aset(13, fes=[("X", 0, 40)], target=[(0, 2)])]},
+            {"id": 1, "text": GIVE, "sets": [set_spec(11), set_spec(12, fes=[("Donor", 0, 2), ("Theme", 15, 20)])]},
+            {"id": 2, "text": "Bad offsets here .", "sets": [set_spec(13, fes=[("X", 0, 40)], target=[(0, 2)])]},
         ]),
         "dev.xml": fulltext_xml([
-            {"id": 3, "text": "kim  GAVE sandy a book.", "sets": [_aset(21, target=[(5, 8)])]},
-            {"id": 4, "text": "Dev only sentence .", "sets": [_aset(22, target=[(0, 2)], fes=[])]},
+            {"id": 3, "text": "kim  GAVE sandy a book.", "sets": [set_spec(21, target=[(5, 8)])]},
+            {"id": 4, "text": "Dev only sentence .", "sets": [set_spec(22, target=[(0, 2)], fes=[])]},
         ]),
         "train.xml": fulltext_xml([
-            {"id": 5, "text": "Dev only sentence .", "sets": [_aset(31, target=[(0, 2)])]},
+            {"id": 5, "text": "Dev only sentence .", "sets": [set_spec(31, target=[(0, 2)])]},
             {"id": 6, "text": "Train one , two .", "sets": [
-                _aset(43, target=[(0, 4)], fes=[("A", 6, 8)]),
-                _aset(41, target=[(0, 4)], fes=[("B", 6, 8)]),
-                _aset(42, target=[(0, 4)], fes=[("A", 6, 8), ("Z", 12, 14)], frame="Other"),
-                _aset(44, target=[(0, 4)], fes=[("A", 6, 8)]),
+                set_spec(43, target=[(0, 4)], fes=[("A", 6, 8)]),
+                set_spec(41, target=[(0, 4)], fes=[("B", 6, 8)]),
+                set_spec(42, target=[(0, 4)], fes=[("A", 6, 8), ("Z", 12, 14)], frame="Other"),
+                set_spec(44, target=[(0, 4)], fes=[("A", 6, 8)]),
             ]},
         ]),
     }
@@ -120,7 +116,7 @@ def test_missing_split_document(release):
 
 
 def test_truncated_file_is_skipped_and_counted_or_strict(tmp_path):
-    good = fulltext_xml([{"id": 1, "text": GIVE, "sets": [_aset(11)]}])
+    good = fulltext_xml([{"id": 1, "text": GIVE, "sets": [set_spec(11)]}])
     root = make_release(tmp_path / "fn", {"test.xml": good, "dev.xml": good[:-40], "train.xml": good})
     release = open_release(root)
     result = build_splits(release, DEF, BuildOptions())
@@ -131,7 +127,7 @@ def test_truncated_file_is_skipped_and_counted_or_strict(tmp_path):
 
 
 def test_non_integer_offset_skips_the_set(tmp_path):
-    doc = fulltext_xml([{"id": 1, "text": GIVE, "sets": [_aset(11), _aset(12, target=[(4, 7)], fes=[("X", "a", 2)])]}])
+    doc = fulltext_xml([{"id": 1, "text": GIVE, "sets": [set_spec(11), set_spec(12, target=[(4, 7)], fes=[("X", "a", 2)])]}])
     release = open_release(make_release(tmp_path / "fn", {"test.xml": doc, "dev.xml": doc.replace(b"Kim", b"Lee")}))
     result = build_splits(release, DEF, BuildOptions())
     assert result.ledger["test"] == {"malformed_annotation_set": 1}

@@ -17,7 +17,7 @@ from pyfn.splits.builder import BuildOptions, build_splits
 from pyfn.splits.definitions import SplitDefinition
 from pyfn.splits.trace import Trace
 
-from conftest import NS, fulltext_xml, make_release, make_set
+from conftest import NS, fulltext_xml, make_release, make_set, set_spec
 
 DEF = SplitDefinition("t", dev=("dev.xml",), test=("test.xml",))
 GIVE = "Kim gave Sandy a book ."
@@ -30,31 +30,27 @@ LU_FILE = f"""<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def _aset(set_id, fes=(("Donor", 0, 2),), target=((4, 7),), **kw):
-    return {"id": set_id, "target": list(target), "fes": list(fes), **kw}
-
-
 @pytest.fixture
 def release(tmp_path: Path):
     docs = {
         "test.xml": fulltext_xml([
-            {"id": 1, "text": GIVE, "sets": [_aset(11), _aset(12, fes=[("Donor", 0, 2), ("Theme", 15, 20)])]},
-            {"id": 2, "text": "Bad offsets here .", "sets": [_aset(13, fes=[("X", 0, 40)], target=[(0, 2)]),
-                                                             _aset(14, target=[])]},
+            {"id": 1, "text": GIVE, "sets": [set_spec(11), set_spec(12, fes=[("Donor", 0, 2), ("Theme", 15, 20)])]},
+            {"id": 2, "text": "Bad offsets here .", "sets": [set_spec(13, fes=[("X", 0, 40)], target=[(0, 2)]),
+                                                             set_spec(14, target=[])]},
         ]),
         "dev.xml": fulltext_xml([
-            {"id": 3, "text": "kim  GAVE sandy a book.", "sets": [_aset(21, target=[(5, 8)])]},
-            {"id": 4, "text": "Dev only sentence .", "sets": [_aset(22, target=[(0, 2)], fes=[])]},
+            {"id": 3, "text": "kim  GAVE sandy a book.", "sets": [set_spec(21, target=[(5, 8)])]},
+            {"id": 4, "text": "Dev only sentence .", "sets": [set_spec(22, target=[(0, 2)], fes=[])]},
         ]),
         "train.xml": fulltext_xml([
-            {"id": 5, "text": "Dev only sentence .", "sets": [_aset(31, target=[(0, 2)])]},
+            {"id": 5, "text": "Dev only sentence .", "sets": [set_spec(31, target=[(0, 2)])]},
             {"id": 6, "text": "Train one , two .", "sets": [
-                _aset(43, target=[(0, 4)], fes=[("A", 6, 8)]),
-                _aset(41, target=[(0, 4)], fes=[("B", 6, 8)]),
-                _aset(42, target=[(0, 4)], fes=[("A", 6, 8), ("Z", 12, 14)], frame="Other", frame_id=7),
-                _aset(44, target=[(0, 4)], fes=[("B", 6, 8)]),
-                _aset(45, target=[(6, 8)], fes=[]),
-                _aset(46, target=[(12, 14)], fes=[("Q", "x", "y")]),
+                set_spec(43, target=[(0, 4)], fes=[("A", 6, 8)]),
+                set_spec(41, target=[(0, 4)], fes=[("B", 6, 8)]),
+                set_spec(42, target=[(0, 4)], fes=[("A", 6, 8), ("Z", 12, 14)], frame="Other", frame_id=7),
+                set_spec(44, target=[(0, 4)], fes=[("B", 6, 8)]),
+                set_spec(45, target=[(6, 8)], fes=[]),
+                set_spec(46, target=[(12, 14)], fes=[("Q", "x", "y")]),
             ]},
         ]),
     }
