@@ -127,7 +127,8 @@ def test_truncated_file_is_skipped_and_counted_or_strict(tmp_path):
 
 
 def test_non_integer_offset_skips_the_set(tmp_path):
-    doc = fulltext_xml([{"id": 1, "text": GIVE, "sets": [set_spec(11), set_spec(12, target=[(4, 7)], fes=[("X", "a", 2)])]}])
+    sets = [set_spec(11), set_spec(12, target=[(4, 7)], fes=[("X", "a", 2)])]
+    doc = fulltext_xml([{"id": 1, "text": GIVE, "sets": sets}])
     release = open_release(make_release(tmp_path / "fn", {"test.xml": doc, "dev.xml": doc.replace(b"Kim", b"Lee")}))
     result = build_splits(release, DEF, BuildOptions())
     assert result.ledger["test"] == {"malformed_annotation_set": 1}
