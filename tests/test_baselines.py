@@ -10,6 +10,7 @@ import random
 import subprocess
 import sys
 import zlib
+from pathlib import Path
 
 import pytest
 from conftest import make_set, need_sklearn
@@ -187,6 +188,19 @@ def _logreg_data():
     sets += [aset("the bank of the river .", (1, 1), "Relational_natural_features", "bank.n") for _ in range(2)]
     sets += [aset("the bank lent money .", (1, 1), "Businesses", "bank.n")]
     return sets
+
+
+def _ambiguous_and_unknown(tmp_path: Path) -> tuple[Path, Path]:
+    """A data folder and lexicon on :func:`_logreg_data` whose dev and test hold an ambiguous LU (bank.n) and
+    an unknown one (shift.v) in three contexts: the classifier decides every set."""
+    data, lex = tmp_path / "fdata", tmp_path / "flex"
+    train = _logreg_data()
+    write_split(data, "train", train)
+    texts = ["they moved money into the safe place .", "the bank of the river .", "he ran home fast ."]
+    for split in ("dev", "test"):
+        write_split(data, split, [aset(t, (1, 1), "Other", lu) for t in texts for lu in ("bank.n", "shift.v")])
+    write_lexicon(lex, train, frames_xml=False)
+    return data, lex
 
 
 def test_logreg_known_single_frame_lu_gets_its_frame():
@@ -444,13 +458,7 @@ def test_cli_output_does_not_depend_on_the_hash_seed(tiny, tmp_path, name):
     data, lex = tiny
     if name == "frameid-logreg":  # ambiguous and unknown LUs: the classifier decides
         need_sklearn()
-        data, lex = tmp_path / "fdata", tmp_path / "flex"
-        train = _logreg_data()
-        write_split(data, "train", train)
-        texts = ["they moved money into the safe place .", "the bank of the river .", "he ran home fast ."]
-        for split in ("dev", "test"):
-            write_split(data, split, [aset(t, (1, 1), "Other", lu) for t in texts for lu in ("bank.n", "shift.v")])
-        write_lexicon(lex, train, frames_xml=False)
+        data, lex = _ambiguous_and_unknown(tmp_path)
     code = ("import argparse, sys; from pyfn.baselines.command import add_parser; p = argparse.ArgumentParser(); "
             "add_parser(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))")
     for seed in ("1", "2"):
@@ -661,13 +669,7 @@ def test_cli_logreg_frame_scores(tmp_path):
     from pyfn.scoring.frameid import read_lu_frames  # noqa: PLC0415
     from pyfn.scoring.protocols.lexfilter import decide  # noqa: PLC0415
 
-    data, lex = tmp_path / "fdata", tmp_path / "flex"
-    train = _logreg_data()
-    write_split(data, "train", train)
-    texts = ["they moved money into the safe place .", "the bank of the river .", "he ran home fast ."]
-    for split in ("dev", "test"):
-        write_split(data, split, [aset(t, (1, 1), "Other", lu) for t in texts for lu in ("bank.n", "shift.v")])
-    write_lexicon(lex, train, frames_xml=False)
+    data, lex = _ambiguous_and_unknown(tmp_path)
     out, again = tmp_path / "out", tmp_path / "again"
     for target in (out, again):
         assert _run((data, lex), "frameid-logreg", target, "--frame-scores") == 0
