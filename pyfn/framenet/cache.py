@@ -169,7 +169,7 @@ class ReleaseCache:
         over from a reading thread (measured: the hand-over's lock waits cost 0.5 s per FN 1.5 build).
         """
         with handle:
-            left = os.fstat(handle.fileno()).st_size
+            file_size = os.fstat(handle.fileno()).st_size
             try:
                 header = json.loads(handle.readline())
             except ValueError:
@@ -183,7 +183,7 @@ class ReleaseCache:
                 try:
                     head = handle.read(_LENGTH + _DIGEST)
                     size = int.from_bytes(head[:_LENGTH], "big")
-                    record = handle.read(size) if len(head) == _LENGTH + _DIGEST and size <= left else b""
+                    record = handle.read(size) if len(head) == _LENGTH + _DIGEST and size <= file_size else b""
                     if len(record) != size or hashlib.sha256(record).digest() != head[_LENGTH:]:
                         raise CorruptEntry(key, f"record of {relpath} truncated or changed: hash mismatch")
                     if i == len(files) and handle.read(1):  # checked before the last record is used
