@@ -245,6 +245,27 @@ def test_logreg_is_deterministic():
     b = LogRegFrameId.fit(items, lexicon, seed=3)
     assert (a.classifier.coef_ == b.classifier.coef_).all()
     assert a.predict(items) == b.predict(items)
+    threads = LogRegFrameId.fit(items, lexicon, seed=3, jobs=3)  # the binary classifiers fitted side by side
+    assert len(threads.classes) == 4
+    assert (threads.classifier.coef_ == a.classifier.coef_).all()
+    assert (threads.classifier.intercept_ == a.classifier.intercept_).all()
+    assert threads.predict(items) == a.predict(items)
+    other_seed = LogRegFrameId.fit(items, lexicon, seed=4, jobs=3)
+    assert (other_seed.classifier.coef_ != a.classifier.coef_).any()  # the seed does reach the threads
+
+
+def test_logreg_cli_jobs_give_the_same_predictions(tmp_path):
+    need_sklearn()
+    data, lex = _ambiguous_and_unknown(tmp_path)
+    for jobs in ("1", "2"):
+        assert run_cli(["frameid-logreg", "--data", str(data), "--lexicon", str(lex), "--target",
+                        str(tmp_path / jobs), "--quiet", "--jobs", jobs]) == 0
+    for split in ("dev", "test"):
+        one = (tmp_path / "1" / f"{split}.predicted.xml").read_bytes()
+        assert one == (tmp_path / "2" / f"{split}.predicted.xml").read_bytes()
+        assert b"Relational_natural_features" in one or b"Businesses" in one  # the classifier decided bank.n
+    assert (json.loads((tmp_path / "1" / "manifest.json").read_text(encoding="utf-8"))["model"]
+            == json.loads((tmp_path / "2" / "manifest.json").read_text(encoding="utf-8"))["model"])
 
 
 # --------------------------------------------------------------------------- args-deppath
@@ -551,6 +572,8 @@ def test_cli_usage_errors(tiny, tmp_path):
         _run(tiny, "frameid-mff", tmp_path / "out", "--threshold", "0.5")
     with pytest.raises(UsageError, match="--seed -1"):
         _run(tiny, "frameid-mff", tmp_path / "out", "--seed", "-1")
+    with pytest.raises(UsageError, match="--jobs must be >= 0"):
+        _run(tiny, "frameid-logreg", tmp_path / "out", "--jobs", "-1")
     with pytest.raises(SystemExit):
         _run(tiny, "frameid-nope", tmp_path / "out")
 

@@ -27,9 +27,12 @@ With ``--candidates release`` (the release lexicon ``release_lu_frames.tsv`` of 
 its release frames: one frame, that frame; several, the highest-scoring of those the classifier
 knows (train frames); when it knows none of them, the rules above. Training does not change.
 
-Determinism: a fixed ``random_state`` (the ``--seed``), one process, sorted feature names and
-classes: two trainings give identical predictions whatever ``PYTHONHASHSEED``. Training and scoring
-run with one BLAS thread (:func:`_one_blas_thread`).
+Determinism: a fixed ``random_state`` (the ``--seed``), sorted feature names and classes: two
+trainings give identical predictions whatever ``PYTHONHASHSEED``. The one-vs-rest binary classifiers
+are fitted in ``--jobs`` threads (scikit-learn's ``n_jobs``; its SGD releases the GIL): each class's
+seed is drawn before they start, so the weights are the same for any number of threads (measured on
+FN 1.5 train, 16,706 sets and 659 frames: 9.2-9.4 s with one thread, 4.8 s with two, equal weights).
+Training and scoring run with one BLAS thread (:func:`_one_blas_thread`).
 """
 
 from __future__ import annotations
@@ -144,8 +147,10 @@ class LogRegFrameId:
     n_train: int
 
     @classmethod
-    def fit(cls, train: Sequence[Instance], lexicon: Mapping[str, frozenset[str]], seed: int = 0) -> LogRegFrameId:
-        """Train on ``train`` (classes: the frames of train) with ``random_state=seed``."""
+    def fit(cls, train: Sequence[Instance], lexicon: Mapping[str, frozenset[str]], seed: int = 0,
+            jobs: int = 1) -> LogRegFrameId:
+        """Train on ``train`` (classes: the frames of train) with ``random_state=seed``, the binary
+        classifiers in ``jobs`` threads (scikit-learn's ``n_jobs``: the same weights for any number)."""
         if not train:
             raise PyfnError("frameid-logreg: no annotation set to train on")
         _, dict_vectorizer, sgd = _sklearn()
@@ -162,7 +167,7 @@ class LogRegFrameId:
             classifier = None
         else:
             with _one_blas_thread():
-                classifier = sgd(random_state=seed, **params).fit(x, y)
+                classifier = sgd(random_state=seed, n_jobs=jobs, **params).fit(x, y)
         return cls(vectorizer, classifier, dict(lexicon), len(train))
 
     @property
