@@ -19,6 +19,7 @@ import dataclasses
 import html
 import statistics
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from pyfn.manifest import read_manifest
 from pyfn.scoring.compare import compare_f1, compare_frame_id
 from pyfn.scoring.frameid import read_lu_frames
 from pyfn.scoring.relations import ScorerLexicon
+from pyfn.workers import job_count, process_pool
 from pyfn.xp.charts import LEFT, TOP, frame
 from pyfn.xp.recipe import Recipe
 from pyfn.xp.steps import Layout, Step, steps
@@ -101,6 +103,23 @@ def split_result(run: SplitRun, scored_split: str) -> dict[str, Any] | None:
     }
 
 
+def _split_results(runs: list[SplitRun], scored_split: str) -> dict[str, dict[str, Any] | None]:
+    """:func:`split_result` of every run, by name in run order: the first here (it loads the scoring
+    libraries, which the workers then inherit), the others in a process per core (each reads its gold
+    and predicted files: about 1 s per split of FN 1.5)."""
+    results = {run.name: split_result(run, scored_split) for run in runs[:1]}
+    jobs = job_count(0, len(runs) - 1, per_job=2)
+    if jobs == 1:
+        return results | {run.name: split_result(run, scored_split) for run in runs[1:]}
+    with process_pool(jobs, _no_setup, ()) as pool:
+        found = pool.imap(partial(split_result, scored_split=scored_split), runs[1:])
+        return results | dict(zip([run.name for run in runs[1:]], found, strict=True))
+
+
+def _no_setup() -> None:
+    """A worker of :func:`_split_results` needs no set-up."""
+
+
 def _pairs(comparisons, systems, layout: Layout) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
     names = {str(layout.system(s) / p): s.name for s in systems for p in ("dev.predicted.xml", "test.predicted.xml")}
     return [
@@ -119,8 +138,7 @@ def analyse(recipe: Recipe, folder: Path) -> dict[str, Any] | None:
     if recipe.study is None:
         return None
     split = recipe.score_splits[-1]
-    runs = split_runs(recipe, folder)
-    per_split = {run.name: split_result(run, split) for run in runs}
+    per_split = _split_results(split_runs(recipe, folder), split)
     standard = per_split["standard"]
     drawn = {name: r for name, r in per_split.items() if name != "standard" and r is not None}
     summary: dict[str, Any] = {"scored_split": split, "drawn_splits": len(drawn), "alpha": ALPHA, "systems": {}}

@@ -273,6 +273,30 @@ def test_ranking_stability_study(root, split):
     assert "accuracy on test over 2 drawn splits</text>" in html
 
 
+def test_a_studys_splits_are_scored_in_processes_as_they_are_one_by_one(root, monkeypatch):
+    from pyfn.xp import study
+
+    folder = _make(root, systems=STUDY)
+    path = folder / "experiment.toml"
+    path.write_text(path.read_text().replace('split = "standard"', 'split = "random(n=4, seed=4)"'))
+    xp.run(folder, main)
+    runs = study.split_runs(load_recipe(folder), folder)
+    pools = []
+
+    def counted(*args):
+        pools.append(args[0])
+        return process_pool(*args)
+
+    process_pool = study.process_pool
+    monkeypatch.setattr(study, "job_count", lambda requested, tasks, per_job=1: 2)
+    monkeypatch.setattr(study, "process_pool", counted)
+    found = study._split_results(runs, "test")
+    assert pools == [2]  # the four drawn splits in two processes, the standard one here
+    assert found == {run.name: study.split_result(run, "test") for run in runs}
+    assert list(found) == ["standard", *(f"random-seed{seed}" for seed in range(4, 8))]
+    assert len({json.dumps(result["scores"], sort_keys=True) for result in found.values()}) > 1
+
+
 def test_report_page_parses_and_every_image_exists(root):
     from lxml import html as lxml_html
 
