@@ -24,7 +24,7 @@ from pyfn.framenet.cache import ReleaseCache
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import read_frame
 from pyfn.framenet.release import Release, open_release
-from pyfn.lexicon import DEFAULT_RELATIONS, FN_TRAIN, check_read_folders, generate
+from pyfn.lexicon import DEFAULT_RELATIONS, FN_TRAIN, TrainInventory, check_read_folders, generate
 from pyfn.manifest import MANIFEST, check_finished, data_signature, fingerprint
 from pyfn.model import AnnotationSet, Frame
 from pyfn.outdir import check_target, files_under, staged
@@ -534,9 +534,9 @@ def generate_lexicon(
         result = build_splits(release, definition, options, progress, cache)
         if cache is not None:
             result.warnings.extend(cache.problems)
-        train = [jsonl.loads(line) for line in result.splits["train"].lines]
+        inventory = TrainInventory.of_rows(map(jsonl.fe_names, result.splits["train"].lines))
         report = generate(
-            release, train, stage.path, relations=relations, train_frames_only=train_frames_only,
+            release, inventory, stage.path, relations=relations, train_frames_only=train_frames_only,
             with_coretype=with_coretype, release_lexicon=release_lexicon,
             exclude_frames=options.exclude_frames, exclude_lus=options.exclude_lus,
         )

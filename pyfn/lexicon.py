@@ -105,22 +105,32 @@ class TrainInventory:
     lus: frozenset[LU]
     fes: frozenset[FE]
     overt_fes: frozenset[FE]
+    annotation_sets: int = 0
+    """How many train sets it was made of (0 for :func:`release_inventory`'s)."""
 
     @classmethod
     def of(cls, sets: Iterable[AnnotationSet]) -> TrainInventory:
         """The inventory of ``sets``."""
+        return cls.of_rows((aset.frame_name, aset.lu_name, [(label.name, label.is_overt) for _, label in aset.fe_labels])
+                           for aset in sets)
+
+    @classmethod
+    def of_rows(cls, rows: Iterable[tuple[str, str, Iterable[tuple[str, bool]]]]) -> TrainInventory:
+        """The inventory of sets given as ``(frame, LU, [(FE label name, overt), ...])``
+        (:func:`pyfn.formats.jsonl.fe_names` of their JSON lines)."""
         frames: set[str] = set()
         lus: set[LU] = set()
         fes: set[FE] = set()
         overt: set[FE] = set()
-        for aset in sets:
-            frames.add(aset.frame_name)
-            lus.add((aset.lu_name, aset.frame_name))
-            for _, label in aset.fe_labels:
-                fes.add((aset.frame_name, label.name))
-                if label.is_overt:
-                    overt.add((aset.frame_name, label.name))
-        return cls(frozenset(frames), frozenset(lus), frozenset(fes), frozenset(overt))
+        count = 0
+        for count, (frame, lu, labels) in enumerate(rows, 1):
+            frames.add(frame)
+            lus.add((lu, frame))
+            for name, is_overt in labels:
+                fes.add((frame, name))
+                if is_overt:
+                    overt.add((frame, name))
+        return cls(frozenset(frames), frozenset(lus), frozenset(fes), frozenset(overt), count)
 
 
 # ---------------------------------------------------------------- pure functions
@@ -692,7 +702,7 @@ def _write_all(target: Path, outputs: Mapping[str, bytes]) -> None:
 
 def generate(
     release: Release,
-    train_sets: Sequence[AnnotationSet],
+    train: Sequence[AnnotationSet] | TrainInventory,
     target: Path,
     *,
     relations: Sequence[str] = DEFAULT_RELATIONS,
@@ -704,21 +714,22 @@ def generate(
 ) -> dict:
     """Write the train-only lexicon and the full-release scorer lexicon into ``target``.
 
+    ``train``: the train sets, or their :class:`TrainInventory` (all the lexicon takes of them);
     ``relations``: frame relation types for the hierarchy CSVs (exact FrameNet
     spelling); ``train_frames_only``: cut ancestor chains at frames absent from
     train (pyfn 1.3) or follow them through such frames (ancestors.csv only);
     ``with_coretype``: ``FE:coreType`` in ``frame_elements.tsv``;
     ``release_lexicon``: also write ``release_lu_frames.tsv`` (every LU of the
     release's frame files, without the frame ids ``exclude_frames`` and LU ids
-    ``exclude_lus``, which nothing else here reads: ``train_sets`` are already
+    ``exclude_lus``, which nothing else here reads: the train sets are already
     built without them); release-derived, so not leak-checked. Nothing is
     written unless the leak check passes. Returns the report for the manifest.
     """
-    if not train_sets:
+    inventory = train if isinstance(train, TrainInventory) else TrainInventory.of(train)
+    if not inventory.frames:
         raise PyfnError("no train annotation sets: a train-only lexicon needs train data")
     target = Path(target)
     types = list(dict.fromkeys(relations))
-    inventory = TrainInventory.of(train_sets)
     if not release.exists("frRelation.xml"):
         raise PyfnError(f"{release.label}: no frRelation.xml in the release")
     rel_data = release.read("frRelation.xml")
@@ -771,7 +782,7 @@ def generate(
         "with_coretype": with_coretype,
         "fe_seen_in_train": {"frame_elements.tsv": "overt FE labels", "other parser-side files": "any FE label"},
         "train": {
-            "annotation_sets": len(train_sets),
+            "annotation_sets": inventory.annotation_sets,
             "frames": len(inventory.frames),
             "lus": len(inventory.lus),
             "fes": len(inventory.fes),

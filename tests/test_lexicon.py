@@ -528,6 +528,20 @@ def test_output_is_deterministic(release, tmp_path):
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
 
 
+def test_the_inventory_read_from_json_lines_is_that_of_the_sets(release, tmp_path):
+    from pyfn.formats import jsonl
+
+    inventory = TrainInventory.of_rows(jsonl.fe_names(jsonl.dumps(aset)) for aset in TRAIN)
+    assert inventory == TrainInventory.of(TRAIN)
+    assert inventory.annotation_sets == 5 and ("A", "Object") in inventory.fes - inventory.overt_fes
+    assert ("B", "Thing") in inventory.overt_fes  # a rank-2 FE label counts
+    first, second = tmp_path / "sets", tmp_path / "inventory"
+    report = generate(release, TRAIN, first)
+    assert generate(release, inventory, second) == report and report["train"]["annotation_sets"] == 5
+    for name in report["files"]:
+        assert (first / name).read_bytes() == (second / name).read_bytes(), name
+
+
 def test_leak_check_reads_outputs_back():
     inventory = TrainInventory.of(TRAIN)
     assert check_leaks({"ancestors.csv": b"A\nB,A,D\n", "lu_frames.tsv": b"run.v\tA\tD\n"}, inventory)["passed"]
