@@ -234,6 +234,47 @@ def test_logreg_ambiguous_lu_is_restricted_to_its_frames():
     assert model.predict(unknown) == [("Other", "unknown")]
 
 
+def test_load_sets_decodes_a_file_once_for_the_baselines_of_a_folder(tmp_path, monkeypatch):
+    import hashlib
+    import shutil
+
+    monkeypatch.setattr(bd, "_LOADED", {})
+    reads = []
+    read = bd.jsonl.read
+    monkeypatch.setattr(bd.jsonl, "read", lambda path, **kw: reads.append(path) or read(path, **kw))
+    data = tmp_path / "data"
+    train = _logreg_data()
+    write_split(data, "train", train)
+    inputs = bd.Inputs()
+    first = bd.load_sets(data, "train", inputs)
+    assert first == bd.load_sets(data, "train") and first is not bd.load_sets(data, "train")
+    assert len(reads) == 1 and len(first) == len(train)
+    assert inputs.record() == {"data/train.jsonl": hashlib.sha256((data / "train.jsonl").read_bytes()).hexdigest()}
+    write_split(data, "train", train[:5])  # other bytes: read again
+    assert len(bd.load_sets(data, "train")) == 5 and len(reads) == 2
+    other = tmp_path / "other"
+    shutil.copytree(data, other)
+    write_split(other, "train", train[:7])
+    assert len(bd.load_sets(other, "train")) == 7 and len(reads) == 3
+    assert {where for where, _ in bd._LOADED.values()} == {other.resolve()}  # the first folder's sets are dropped
+
+
+def test_load_sets_refuses_a_file_that_changes_while_it_is_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(bd, "_LOADED", {})
+    data = tmp_path / "data"
+    write_split(data, "train", _logreg_data())
+    read = bd.jsonl.read
+
+    def read_then_change(path, **kw):
+        yield from read(path, **kw)
+        write_split(data, "train", _logreg_data()[:3])
+
+    monkeypatch.setattr(bd.jsonl, "read", read_then_change)
+    with pytest.raises(PyfnError, match=r"train\.jsonl: changed while it was read"):
+        bd.load_sets(data, "train")
+    assert not bd._LOADED
+
+
 def test_logreg_is_deterministic():
     need_sklearn()
     from pyfn.baselines.logreg import LogRegFrameId
