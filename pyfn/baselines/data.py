@@ -48,7 +48,7 @@ def need(path: Path, hint: str = "") -> Path:
 _LOADED: dict[str, tuple[Path, tuple[AnnotationSet, ...]]] = {}
 """sha256 of a ``{split}.jsonl`` -> its folder and its sets, for the files of the last data folder read:
 the baselines of an experiment run one after another in one process (``pyfn xp run``) and read the
-same files (a drawn split of FN 1.5: 1.3 s of decoding saved); reading another folder drops them."""
+same files (a drawn split of FN 1.5: about 1.3 s of decoding, py-spy); reading another folder drops them."""
 
 
 def load_sets(directory: Path, split: str, inputs: Inputs | None = None) -> list[AnnotationSet]:

@@ -216,7 +216,7 @@ def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
 
 def fe_names(line: str) -> tuple[str, str, list[tuple[str, bool]]]:
     """A set's frame, its LU and its FE labels as ``(name, overt)``, from a JSON line pyfn wrote, without
-    making model objects (a train-only lexicon needs no more: 2.5 s less for FN 1.5 FT+EX)."""
+    making model objects (all a train-only lexicon takes: ``pyfn generate`` of FN 1.5 FT+EX, 10.0 -> 4.7 s)."""
     obj = json.loads(line)
     return obj["frame"], obj["lu"], [(name, start is not None and end is not None) for layer in obj["layers"]
                                      if layer["name"] == "FE" for name, start, end, *_ in layer["labels"]]
