@@ -238,7 +238,6 @@ def test_load_sets_decodes_a_file_once_for_the_baselines_of_a_folder(tmp_path, m
     import hashlib
     import shutil
 
-    monkeypatch.setattr(bd, "_LOADED", {})
     reads = []
     read = bd.jsonl.read
     monkeypatch.setattr(bd.jsonl, "read", lambda path, **kw: reads.append(path) or read(path, **kw))
@@ -246,21 +245,26 @@ def test_load_sets_decodes_a_file_once_for_the_baselines_of_a_folder(tmp_path, m
     train = _logreg_data()
     write_split(data, "train", train)
     inputs = bd.Inputs()
-    first = bd.load_sets(data, "train", inputs)
-    assert first == bd.load_sets(data, "train") and first is not bd.load_sets(data, "train")
-    assert len(reads) == 1 and len(first) == len(train)
-    assert inputs.record() == {"data/train.jsonl": hashlib.sha256((data / "train.jsonl").read_bytes()).hexdigest()}
-    write_split(data, "train", train[:5])  # other bytes: read again
-    assert len(bd.load_sets(data, "train")) == 5 and len(reads) == 2
-    other = tmp_path / "other"
-    shutil.copytree(data, other)
-    write_split(other, "train", train[:7])
-    assert len(bd.load_sets(other, "train")) == 7 and len(reads) == 3
-    assert {where for where, _ in bd._LOADED.values()} == {other.resolve()}  # the first folder's sets are dropped
+    assert bd.load_sets(data, "train", inputs) == bd.load_sets(data, "train") and len(reads) == 2  # not kept
+    with bd.sets_kept():
+        first = bd.load_sets(data, "train", inputs)
+        with bd.sets_kept():  # nested: the same sets
+            assert first == bd.load_sets(data, "train") and first is not bd.load_sets(data, "train")
+        assert len(reads) == 3 and len(first) == len(train)
+        assert inputs.record() == {"data/train.jsonl": hashlib.sha256((data / "train.jsonl").read_bytes()).hexdigest()}
+        write_split(data, "train", train[:5])  # other bytes: read again
+        assert len(bd.load_sets(data, "train")) == 5 and len(reads) == 4
+        other = tmp_path / "other"
+        shutil.copytree(data, other)
+        write_split(other, "train", train[:7])
+        assert len(bd.load_sets(other, "train")) == 7 and len(reads) == 5
+        assert {where for where, _ in bd._LOADED.values()} == {other.resolve()}  # the first folder's are dropped
+    assert bd._LOADED is None
+    bd.load_sets(other, "train")
+    assert len(reads) == 6
 
 
 def test_load_sets_refuses_a_file_that_changes_while_it_is_read(tmp_path, monkeypatch):
-    monkeypatch.setattr(bd, "_LOADED", {})
     data = tmp_path / "data"
     write_split(data, "train", _logreg_data())
     read = bd.jsonl.read
@@ -270,9 +274,8 @@ def test_load_sets_refuses_a_file_that_changes_while_it_is_read(tmp_path, monkey
         write_split(data, "train", _logreg_data()[:3])
 
     monkeypatch.setattr(bd.jsonl, "read", read_then_change)
-    with pytest.raises(PyfnError, match=r"train\.jsonl: changed while it was read"):
+    with bd.sets_kept(), pytest.raises(PyfnError, match=r"train\.jsonl: changed while it was read"):
         bd.load_sets(data, "train")
-    assert not bd._LOADED
 
 
 def test_logreg_is_deterministic():

@@ -10,7 +10,8 @@ sentence.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -45,31 +46,47 @@ def need(path: Path, hint: str = "") -> Path:
     return path
 
 
-_LOADED: dict[str, tuple[Path, tuple[AnnotationSet, ...]]] = {}
-"""sha256 of a ``{split}.jsonl`` -> its folder and its sets, for the files of the last data folder read:
-the baselines of an experiment run one after another in one process (``pyfn xp run``) and read the
-same files (a drawn split of FN 1.5: about 1.3 s of decoding, py-spy); reading another folder drops them."""
+_LOADED: dict[str, tuple[Path, tuple[AnnotationSet, ...]]] | None = None
+"""Inside :func:`sets_kept`: sha256 of a ``{split}.jsonl`` -> its folder and its sets, for the files of
+the last data folder read."""
+
+
+@contextmanager
+def sets_kept() -> Iterator[None]:
+    """Within the block, :func:`load_sets` keeps the sets of the last data folder it read, and a file with
+    the same bytes is not decoded again: the baselines of one split of ``pyfn xp run`` run one after
+    another in one process and read the same files (a drawn split of FN 1.5: about 1.3 s of decoding,
+    py-spy). Reading another folder drops them; so does the end of the outermost block."""
+    global _LOADED
+    saved = _LOADED
+    if _LOADED is None:
+        _LOADED = {}
+    try:
+        yield
+    finally:
+        _LOADED = saved
 
 
 def load_sets(directory: Path, split: str, inputs: Inputs | None = None) -> list[AnnotationSet]:
     """The gold annotation sets of ``directory/{split}.jsonl``, in output order (sentence string, then
-    pyfn's set key, then id); any malformed line is an error naming the file and line. A file with the
-    same bytes as one of the last folder read is not decoded again (:data:`_LOADED`)."""
+    pyfn's set key, then id); any malformed line is an error naming the file and line (inside
+    :func:`sets_kept`, a file with the same bytes as one of the last folder read is not decoded again)."""
     path = need(Path(directory) / f"{split}.jsonl", "write it with `pyfn convert --to jsonl`")
     digest = sha256_file(path)
-    if digest not in _LOADED:
+    kept = _LOADED if _LOADED is not None else {}
+    if digest not in kept:
         folder = path.parent.resolve()
-        for key in [key for key, (where, _) in _LOADED.items() if where != folder]:
-            del _LOADED[key]  # before reading: memory holds one folder's sets at most
+        for key in [key for key, (where, _) in kept.items() if where != folder]:
+            del kept[key]  # before reading: memory holds one folder's sets at most
         sets = tuple(ordered(jsonl.read(path, log=ProblemLog(strict=True))))
         if not sets:
             raise PyfnError(f"{path}: no annotation set")
         if sha256_file(path) != digest:
             raise PyfnError(f"{path}: changed while it was read; run again once nothing writes it")
-        _LOADED[digest] = (folder, sets)
+        kept[digest] = (folder, sets)
     if inputs is not None:
         inputs.files[f"data/{path.name}"] = digest
-    return list(_LOADED[digest][1])
+    return list(kept[digest][1])
 
 
 Parse = tuple[TokenAnnotation, ...]

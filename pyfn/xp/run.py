@@ -8,10 +8,12 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from tqdm import tqdm
 
+from pyfn.baselines.data import sets_kept
 from pyfn.errors import PyfnError, UsageError
 from pyfn.executors import (
     LOCAL,
@@ -220,29 +222,33 @@ def run(
             return _run_on_dask(client, groups, drawn, plan, recipe, layout)
     done: list[str] = []
     position = {id(s): i for i, s in enumerate(selected, 1)}
-    for group in groups:
-        if len(group) == 1 or job_count(jobs, len(group)) == 1:
-            for steps_of in group:
-                for current in steps_of:
-                    counter = f"pyfn xp {recipe.number}: step {position[id(current)]}/{len(selected)} {current.name}"
-                    runs, tracked = plan[current.name]
-                    if not runs:
-                        log(f"{counter}: finished before (outputs verified), skipped")
-                        continue
-                    log(counter)
-                    execute(current, recipe.number, main)
-                    if current.name == "data":
-                        _check_release(recipe, layout)
-                    _record(tracked, folder)
-                    done.append(current.name)
-            continue
-        log(f"pyfn xp {recipe.number}: {len(group)} drawn splits in {job_count(jobs, len(group))} processes")
-        with process_pool(job_count(jobs, len(group)), _init_worker, (group, plan, recipe.number, main, folder)) as pool:
-            for names in pool.imap(_run_split, range(len(group))):
-                for name in names:
-                    log(f"pyfn xp {recipe.number}: step {position[id(_by_name(group, name))]}/{len(selected)} "
-                        f"{name} done")
-                done.extend(names)
+    with ExitStack() as kept:  # the steps run here share the data their baselines decode (sets_kept)
+        for group in groups:
+            if len(group) == 1 or job_count(jobs, len(group)) == 1:
+                kept.enter_context(sets_kept())
+                for steps_of in group:
+                    for current in steps_of:
+                        counter = f"pyfn xp {recipe.number}: step {position[id(current)]}/{len(selected)} {current.name}"
+                        runs, tracked = plan[current.name]
+                        if not runs:
+                            log(f"{counter}: finished before (outputs verified), skipped")
+                            continue
+                        log(counter)
+                        execute(current, recipe.number, main)
+                        if current.name == "data":
+                            _check_release(recipe, layout)
+                        _record(tracked, folder)
+                        done.append(current.name)
+                continue
+            kept.close()  # the workers do not inherit the sets decoded here
+            log(f"pyfn xp {recipe.number}: {len(group)} drawn splits in {job_count(jobs, len(group))} processes")
+            with process_pool(job_count(jobs, len(group)), _init_worker,
+                              (group, plan, recipe.number, main, folder)) as pool:
+                for names in pool.imap(_run_split, range(len(group))):
+                    for name in names:
+                        log(f"pyfn xp {recipe.number}: step {position[id(_by_name(group, name))]}/{len(selected)} "
+                            f"{name} done")
+                    done.extend(names)
     return done
 
 
@@ -304,12 +310,13 @@ def _run_split(index: int) -> list[str]:
     """Every step of one drawn split that the plan runs, in order (in a worker process: the steps' own
     commands run in one process each, :func:`pyfn.workers.job_count`)."""
     names = []
-    for step in _WORKER["group"][index]:
-        runs, tracked = _WORKER["plan"][step.name]
-        if runs:
-            execute(step, _WORKER["number"], _WORKER["main"])
-            _record(tracked, _WORKER["folder"])
-            names.append(step.name)
+    with sets_kept():  # its baselines share the data they decode
+        for step in _WORKER["group"][index]:
+            runs, tracked = _WORKER["plan"][step.name]
+            if runs:
+                execute(step, _WORKER["number"], _WORKER["main"])
+                _record(tracked, _WORKER["folder"])
+                names.append(step.name)
     return names
 
 

@@ -297,6 +297,22 @@ def test_a_studys_splits_are_scored_in_processes_as_they_are_one_by_one(root, mo
     assert len({json.dumps(result["scores"], sort_keys=True) for result in found.values()}) > 1
 
 
+def test_the_baselines_of_a_split_decode_its_data_once(root, monkeypatch):
+    from pyfn.baselines import data as bd
+
+    folder = _make(root, systems=STUDY)
+    path = folder / "experiment.toml"
+    path.write_text(path.read_text().replace('split = "standard"', 'split = "random(n=1, seed=4)"'))
+    reads = []
+    read = bd.jsonl.read
+    monkeypatch.setattr(bd.jsonl, "read", lambda file, **kw: reads.append(Path(file)) or read(file, **kw))
+    xp.run(folder, main)  # one drawn split: its steps run here, after the standard split's
+    layout = Layout(folder)
+    for data in (layout.data, folder / "work" / "splits" / "random-seed4" / "data"):
+        assert sorted(p.name for p in reads if p.parent == data) == ["dev.jsonl", "test.jsonl", "train.jsonl"]
+    assert bd._LOADED is None  # nothing kept once the run is over
+
+
 def test_report_page_parses_and_every_image_exists(root):
     from lxml import html as lxml_html
 
