@@ -618,6 +618,8 @@ def test_cli_usage_errors(tiny, tmp_path):
         _run(tiny, "frameid-mff", tmp_path / "out", "--seed", "-1")
     with pytest.raises(UsageError, match="--jobs must be >= 0"):
         _run(tiny, "frameid-logreg", tmp_path / "out", "--jobs", "-1")
+    with pytest.raises(UsageError, match="--jobs goes with frameid-logreg"):
+        _run(tiny, "frameid-mff", tmp_path / "out", "--jobs", "2")
     with pytest.raises(SystemExit):
         _run(tiny, "frameid-nope", tmp_path / "out")
 

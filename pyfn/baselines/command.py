@@ -89,7 +89,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="frameid-logreg: also write OUT/{split}.frame_scores.jsonl, the classifier's score of every "
                    "train frame per target before decoding (for `pyfn score --protocol lexfilter:*`; large: about "
                    "100 MB for FN 1.5 test); recorded in the manifest")
-    p.add_argument("--jobs", type=int, default=0, metavar="N",
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="frameid-logreg: threads that fit its one-vs-rest classifiers (default 0: one per core; "
                    "one inside a study's parallel splits). The weights and predictions are the same for any N")
     p.add_argument("--quiet", action="store_true", help="no summary on stderr")
@@ -105,7 +105,9 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--threshold goes with args-deppath")
         if not 0.0 <= args.threshold <= 1.0:
             raise UsageError(f"--threshold {args.threshold}: must lie between 0 and 1")
-    if args.jobs < 0:
+    if args.jobs is not None and args.name != "frameid-logreg":
+        raise UsageError("--jobs goes with frameid-logreg (the one baseline that trains in threads)")
+    if args.jobs is not None and args.jobs < 0:
         raise UsageError("--jobs must be >= 0")
     if not 0 <= args.seed < 2**32:
         raise UsageError(f"--seed {args.seed}: must lie between 0 and 2**32 - 1")
@@ -297,7 +299,7 @@ def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: 
     parses = _parses(data, splits, {"train": train, **gold}, inputs, required=False)
     started = time.perf_counter()
     model = LogRegFrameId.fit(bd.instances(train, parses["train"]), lu_frames, seed=args.seed,
-                              jobs=job_count(args.jobs, len({aset.frame_name for aset in train})))
+                              jobs=job_count(args.jobs or 0, len({aset.frame_name for aset in train})))
     seconds = time.perf_counter() - started
     fired = ("known_single", "known_ambiguous", "unknown")
     if candidates is not None:
