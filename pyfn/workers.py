@@ -11,7 +11,8 @@ import multiprocessing
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from multiprocessing.pool import Pool
 
 
@@ -40,3 +41,16 @@ def process_pool(jobs: int, initializer: Callable[..., None], initargs: tuple) -
     finally:
         if main:
             signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def mapper(jobs: int, initializer: Callable[..., None], initargs: tuple,
+           chunksize: int = 1) -> Iterator[Callable[..., Iterator]]:
+    """``map`` in ``jobs`` worker processes (set up by ``initializer(*initargs)``), results in order; in
+    this process for 1 (set up the same way)."""
+    if jobs == 1:
+        initializer(*initargs)
+        yield lambda func, items: map(func, items)
+        return
+    with process_pool(jobs, initializer, initargs) as pool:
+        yield lambda func, items: pool.imap(func, items, chunksize=chunksize)

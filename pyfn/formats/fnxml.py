@@ -28,8 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +45,7 @@ from pyfn.framenet.release import Release
 from pyfn.framenet.xml import FN_NS, NS
 from pyfn.lexicon import TrainInventory, check_leaks, lexicon_view, parse_xml, release_frames, release_inventory
 from pyfn.model import AnnotationSet, Frame, Label, PosTag, Sentence
-from pyfn.workers import job_count, process_pool
+from pyfn.workers import job_count, mapper
 
 MARKER = "pyfn-split.json"
 """The file that makes a folder a pyfn split folder (:func:`split_marker`)."""
@@ -386,7 +385,7 @@ def write_folder(
     tasks: list[tuple[str, str | int]] = [("fulltext", name) for name in sorted(documents)]
     tasks += [("lu", lu_id) for lu_id in sorted(lexicon.lu_heads)]
     state = (folder, headers, documents, lexicon.lu_heads, exemplars)
-    with _mapper(job_count(jobs, len(tasks), per_job=64), _init_worker, state) as mapped:
+    with mapper(job_count(jobs, len(tasks), per_job=64), _init_worker, state, chunksize=16) as mapped:
         for relpath, digest, counts in mapped(_write_one, tasks):
             outputs[relpath] = digest
             for reason, n in counts.items():
@@ -395,17 +394,6 @@ def write_folder(
               "fulltext_documents": len(documents), "lu_files": len(lexicon.lu_heads),
               "lu_files_with_exemplars": sum(1 for group in exemplars.values() if group)}
     return dict(sorted(outputs.items())), record
-
-
-@contextmanager
-def _mapper(jobs: int, initializer: Callable[..., None], initargs: tuple) -> Iterator[Callable[..., Iterator]]:
-    """``map`` in ``jobs`` worker processes (set up by ``initializer(*initargs)``), in order; in this one for 1."""
-    if jobs == 1:
-        initializer(*initargs)
-        yield lambda func, items: map(func, items)
-        return
-    with process_pool(jobs, initializer, initargs) as pool:
-        yield lambda func, items: pool.imap(func, items, chunksize=16)
 
 
 def write_folders(

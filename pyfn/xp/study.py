@@ -27,7 +27,7 @@ from pyfn.manifest import read_manifest
 from pyfn.scoring.compare import compare_f1, compare_frame_id
 from pyfn.scoring.frameid import read_lu_frames
 from pyfn.scoring.relations import ScorerLexicon
-from pyfn.workers import job_count, process_pool
+from pyfn.workers import job_count, mapper
 from pyfn.xp.charts import LEFT, TOP, frame
 from pyfn.xp.recipe import Recipe
 from pyfn.xp.steps import Layout, Step, steps
@@ -108,11 +108,8 @@ def _split_results(runs: list[SplitRun], scored_split: str) -> dict[str, dict[st
     libraries, which the workers then inherit), the others in a process per core (each reads its gold
     and predicted files: about 1 s per split of FN 1.5)."""
     results = {run.name: split_result(run, scored_split) for run in runs[:1]}
-    jobs = job_count(0, len(runs) - 1, per_job=2)
-    if jobs == 1:
-        return results | {run.name: split_result(run, scored_split) for run in runs[1:]}
-    with process_pool(jobs, _no_setup, ()) as pool:
-        found = pool.imap(partial(split_result, scored_split=scored_split), runs[1:])
+    with mapper(job_count(0, len(runs) - 1, per_job=2), _no_setup, ()) as mapped:
+        found = mapped(partial(split_result, scored_split=scored_split), runs[1:])
         return results | dict(zip([run.name for run in runs[1:]], found, strict=True))
 
 

@@ -274,6 +274,7 @@ def test_ranking_stability_study(root, split):
 
 
 def test_a_studys_splits_are_scored_in_processes_as_they_are_one_by_one(root, monkeypatch):
+    from pyfn import workers
     from pyfn.xp import study
 
     folder = _make(root, systems=STUDY)
@@ -287,9 +288,9 @@ def test_a_studys_splits_are_scored_in_processes_as_they_are_one_by_one(root, mo
         pools.append(args[0])
         return process_pool(*args)
 
-    process_pool = study.process_pool
+    process_pool = workers.process_pool
     monkeypatch.setattr(study, "job_count", lambda requested, tasks, per_job=1: 2)
-    monkeypatch.setattr(study, "process_pool", counted)
+    monkeypatch.setattr(workers, "process_pool", counted)
     found = study._split_results(runs, "test")
     assert pools == [2]  # the four drawn splits in two processes, the standard one here
     assert found == {run.name: study.split_result(run, "test") for run in runs}
