@@ -534,7 +534,7 @@ def generate_lexicon(
         result = build_splits(release, definition, options, progress, cache)
         if cache is not None:
             result.warnings.extend(cache.problems)
-        inventory = TrainInventory.of_rows(map(jsonl.fe_names, result.splits["train"].lines))
+        inventory = TrainInventory.of_rows(map(jsonl.fe_rows, result.splits["train"].lines))
         report = generate(
             release, inventory, stage.path, relations=relations, train_frames_only=train_frames_only,
             with_coretype=with_coretype, release_lexicon=release_lexicon,

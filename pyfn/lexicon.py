@@ -111,13 +111,14 @@ class TrainInventory:
     @classmethod
     def of(cls, sets: Iterable[AnnotationSet]) -> TrainInventory:
         """The inventory of ``sets``."""
-        return cls.of_rows((aset.frame_name, aset.lu_name, [(label.name, label.is_overt) for _, label in aset.fe_labels])
+        return cls.of_rows((aset.frame_name, aset.lu_name, [(rank, lb.name, lb.start, lb.end) for rank, lb in aset.fe_labels])
                            for aset in sets)
 
     @classmethod
-    def of_rows(cls, rows: Iterable[tuple[str, str, Iterable[tuple[str, bool]]]]) -> TrainInventory:
-        """The inventory of sets given as ``(frame, LU, [(FE label name, overt), ...])``
-        (:func:`pyfn.formats.jsonl.fe_names` of their JSON lines)."""
+    def of_rows(cls, rows: Iterable[tuple[str, str, Iterable[tuple[int, str, int | None, int | None]]]]
+                ) -> TrainInventory:
+        """The inventory of sets given as ``(frame, LU, [(rank, FE name, start, end), ...])``
+        (:func:`pyfn.formats.jsonl.fe_rows` of their JSON lines)."""
         frames: set[str] = set()
         lus: set[LU] = set()
         fes: set[FE] = set()
@@ -126,9 +127,9 @@ class TrainInventory:
         for count, (frame, lu, labels) in enumerate(rows, 1):
             frames.add(frame)
             lus.add((lu, frame))
-            for name, is_overt in labels:
+            for _, name, start, end in labels:
                 fes.add((frame, name))
-                if is_overt:
+                if start is not None and end is not None:
                     overt.add((frame, name))
         return cls(frozenset(frames), frozenset(lus), frozenset(fes), frozenset(overt), count)
 

@@ -531,7 +531,7 @@ def test_output_is_deterministic(release, tmp_path):
 def test_the_inventory_read_from_json_lines_is_that_of_the_sets(release, tmp_path):
     from pyfn.formats import jsonl
 
-    inventory = TrainInventory.of_rows(jsonl.fe_names(jsonl.dumps(aset)) for aset in TRAIN)
+    inventory = TrainInventory.of_rows(jsonl.fe_rows(jsonl.dumps(aset)) for aset in TRAIN)
     assert inventory == TrainInventory.of(TRAIN)
     assert inventory.annotation_sets == 5 and ("A", "Object") in inventory.fes - inventory.overt_fes
     assert ("B", "Thing") in inventory.overt_fes  # a rank-2 FE label counts

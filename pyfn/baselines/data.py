@@ -28,9 +28,9 @@ class Inputs:
     def __init__(self) -> None:
         self.files: dict[str, str] = {}
 
-    def add(self, role: str, path: Path) -> Path:
-        """Record ``path`` (read under ``role``) and return it."""
-        self.files[f"{role}/{Path(path).name}"] = sha256_file(path)
+    def add(self, role: str, path: Path, digest: str | None = None) -> Path:
+        """Record ``path`` (read under ``role``; ``digest``: its sha256 when already known) and return it."""
+        self.files[f"{role}/{Path(path).name}"] = digest or sha256_file(path)
         return path
 
     def record(self) -> dict[str, str]:
@@ -85,7 +85,7 @@ def load_sets(directory: Path, split: str, inputs: Inputs | None = None) -> list
             raise PyfnError(f"{path}: changed while it was read; run again once nothing writes it")
         kept[digest] = (folder, sets)
     if inputs is not None:
-        inputs.files[f"data/{path.name}"] = digest
+        inputs.add("data", path, digest)
     return list(kept[digest][1])
 
 

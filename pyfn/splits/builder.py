@@ -23,13 +23,14 @@ from operator import or_
 from pathlib import Path
 from typing import NamedTuple
 
+from pyfn.formats import jsonl
 from pyfn.errors import Problem, PyfnError, UsageError
 from pyfn.framenet.cache import CorruptEntry, EntryWriter, ReleaseCache, folder_key
 from pyfn.framenet.release import Release
 from pyfn.splits import parsed
 from pyfn.splits.definitions import SplitDefinition
 from pyfn.splits.filters import get_filters
-from pyfn.splits.hashing import line_fe_signature
+from pyfn.splits.hashing import fe_rows_signature
 from pyfn.splits.trace import Trace
 from pyfn.workers import job_count, process_pool
 
@@ -445,7 +446,7 @@ def _dedup(records: list[Record], ledger: Counter, dropped: Callable[..., None] 
         if dropped is not None:
             for record in group[1:]:
                 dropped(record, "duplicate", group[0])
-        if len({line_fe_signature(r.line) for r in group}) > 1:
+        if len({_fe_signature(r.line) for r in group}) > 1:
             differing.append(
                 {
                     "hash": set_hash.replace("\t", " | "),
@@ -456,3 +457,9 @@ def _dedup(records: list[Record], ledger: Counter, dropped: Callable[..., None] 
             )
     differing.sort(key=lambda d: d["kept"])
     return kept, differing
+
+
+def _fe_signature(line: str) -> str:
+    """:func:`~pyfn.splits.hashing.fe_signature` of the set of a JSON line, without making model objects."""
+    _, _, labels = jsonl.fe_rows(line)
+    return fe_rows_signature(label for label in labels if label[2] is not None and label[3] is not None)

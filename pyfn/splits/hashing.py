@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 from pyfn.model import AnnotationSet
@@ -46,11 +45,3 @@ def fe_signature(aset: AnnotationSet) -> str:
 def fe_rows_signature(rows: Iterable[tuple[int, str, int, int]]) -> str:
     """:func:`fe_signature` of the overt FE labels given as ``(rank, name, start, end)``."""
     return "|".join(sorted(f"{rank}:{name}:{start}:{end}" for rank, name, start, end in rows))
-
-
-def line_fe_signature(line: str) -> str:
-    """:func:`fe_signature` of the set of a JSON line pyfn wrote (:mod:`pyfn.formats.jsonl`), read
-    without making model objects."""
-    return fe_rows_signature((layer["rank"], name, start, end) for layer in json.loads(line)["layers"]
-                             if layer["name"] == "FE" for name, start, end, *_ in layer["labels"]
-                             if start is not None and end is not None)
