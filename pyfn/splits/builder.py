@@ -23,8 +23,8 @@ from operator import or_
 from pathlib import Path
 from typing import NamedTuple
 
-from pyfn.formats import jsonl
 from pyfn.errors import Problem, PyfnError, UsageError
+from pyfn.formats import jsonl
 from pyfn.framenet.cache import CorruptEntry, EntryWriter, ReleaseCache, folder_key
 from pyfn.framenet.release import Release
 from pyfn.splits import parsed
