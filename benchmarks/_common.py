@@ -20,24 +20,37 @@ REPO = Path(__file__).resolve().parent.parent
 FN15 = Path(os.environ.get("PYFN_FN15", REPO.parent / "shared" / "data" / "fndata-1.5.zip"))
 
 
-def fast_floor(zip_path: Path, folders: tuple[str, ...]) -> tuple[float, int]:
-    """Seconds to parse every XML file of ``folders`` in one process; sentence count.
+def fast_floor(zip_path: Path, folders: tuple[str, ...]) -> tuple[float, int, str]:
+    """Seconds of the faster of two bare parses of every XML file of ``folders`` in one process; the
+    sentence count; which parse it was.
 
-    The fastest honest parse: ``lxml.etree.iterparse`` with a ``tag=`` filter
-    on ``<sentence>`` (libxml2 builds the tree and filters in C; Python sees
-    one event per sentence, which it counts and clears). Every byte of every
-    file is decompressed and parsed, nothing is extracted.
+    Both decompress and parse every byte of every file and extract nothing:
+    ``iterparse``, ``lxml.etree.iterparse`` with a ``tag=`` filter on
+    ``<sentence>`` (libxml2 builds the tree and filters in C; Python sees one
+    event per sentence, which it counts and clears); ``fromstring``, each file
+    parsed whole by ``lxml.etree.fromstring`` and its sentences counted with
+    ``iter`` (no events: about 10 % faster on this machine kind). The floor is
+    the faster of the two in the same run.
     """
     tag = "{http://framenet.icsi.berkeley.edu}sentence"
-    start = time.perf_counter()
-    count = 0
+    timings = []
     with zipfile.ZipFile(zip_path) as archive:
         names = [n for n in archive.namelist() if n.endswith(".xml") and n.split("/")[-2] in folders]
+        start, count = time.perf_counter(), 0
         for name in names:
             for _, elem in etree.iterparse(io.BytesIO(archive.read(name)), events=("end",), tag=tag):
                 count += 1
                 elem.clear()
-    return time.perf_counter() - start, count
+        timings.append((time.perf_counter() - start, count, "iterparse"))
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+        start, count = time.perf_counter(), 0
+        for name in names:
+            for _ in etree.fromstring(archive.read(name), parser).iter(tag):
+                count += 1
+        timings.append((time.perf_counter() - start, count, "fromstring"))
+    if timings[0][1] != timings[1][1]:
+        raise SystemExit(f"the two bare parses counted {timings[0][1]} and {timings[1][1]} sentences")
+    return min(timings)
 
 
 def conditions() -> str:

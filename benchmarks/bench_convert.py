@@ -2,8 +2,9 @@
 """FN 1.5 FT+EX to JSONL (`--splits train --with-exemplars`), cold and warm, against the fast parse floor.
 
 One round of this script, on the same machine: (1) the fast floor: one
-process parsing every fulltext/ and lu/ file of the zip with a tag-filtered
-`lxml.etree.iterparse` (benchmarks/_common.py: `fast_floor`); (2) `pyfn
+process parsing every fulltext/ and lu/ file of the zip, the faster of a
+tag-filtered `lxml.etree.iterparse` and a whole-file `lxml.etree.fromstring`
+(benchmarks/_common.py: `fast_floor`); (2) `pyfn
 convert` with an empty parsed-release cache (cold: the XML is parsed on every
 core and the cache written); (3) the same with the cache it filled (warm).
 Reports the seconds of each, the ratios to the floor measured in the same
@@ -29,12 +30,12 @@ def main() -> None:
     args = parser.parse_args()
     for i in range(args.repeat):
         before = conditions()
-        floor, sentences = fast_floor(FN15, ("fulltext", "lu"))
+        floor, sentences, how = fast_floor(FN15, ("fulltext", "lu"))
         (cold, cold_mb), (warm, warm_mb) = cold_and_warm([
             "convert", "--source", str(FN15), "--splits", "train", "--with-exemplars", "--exclude-frames", "398",
             "--jobs", str(args.jobs)])
         print(
-            f"round {i + 1} ({before}): fast floor {floor:.1f} s ({sentences:,} sentences, 1 process); "
+            f"round {i + 1} ({before}): fast floor {floor:.1f} s ({how}, {sentences:,} sentences, 1 process); "
             f"pyfn FT+EX to JSONL cold {cold:.1f} s = {cold / floor:.2f}x the floor (target <= 1.0), peak {cold_mb} MB; "
             f"warm {warm:.1f} s = {warm / floor:.2f}x (target <= 0.25), peak {warm_mb} MB; after: {conditions()}"
         )

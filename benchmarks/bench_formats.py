@@ -2,7 +2,8 @@
 """All six formats for FN 1.5 FT+EX (with dev and test), cold and warm, against the fast parse floor.
 
 One round: (1) the fast floor (benchmarks/_common.py: `fast_floor`: one
-process, tag-filtered iterparse of every fulltext/ and lu/ file); (2) `pyfn
+process, the faster of a tag-filtered iterparse and a whole-file parse of
+every fulltext/ and lu/ file); (2) `pyfn
 convert --to jsonl semafor bios conllx conllu semeval --with-exemplars
 --exclude-frames 398` with an empty parsed-release cache (cold); (3) the
 same with the cache filled (warm). Reports seconds, ratios to the floor of
@@ -28,11 +29,11 @@ def main() -> None:
     args = parser.parse_args()
     for i in range(args.repeat):
         before = conditions()
-        floor, sentences = fast_floor(FN15, ("fulltext", "lu"))
+        floor, sentences, how = fast_floor(FN15, ("fulltext", "lu"))
         (cold, cold_mb), (warm, warm_mb) = cold_and_warm([
             "convert", "--source", str(FN15), "--to", *FORMATS, "--with-exemplars", "--exclude-frames", "398"])
         print(
-            f"round {i + 1} ({before}): fast floor {floor:.1f} s ({sentences:,} sentences, 1 process); "
+            f"round {i + 1} ({before}): fast floor {floor:.1f} s ({how}, {sentences:,} sentences, 1 process); "
             f"pyfn build + {len(FORMATS)} formats (FT+EX, dev, test) cold {cold:.1f} s = {cold / floor:.2f}x the floor "
             f"(target <= 1.5), peak {cold_mb} MB; warm {warm:.1f} s = {warm / floor:.2f}x (target <= 0.6), "
             f"peak {warm_mb} MB; after: {conditions()}"
