@@ -7,9 +7,11 @@ import json
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from lxml import etree
 from conftest import NS, framenet_reader, fulltext_xml
 
 from pyfn.convert import convert
@@ -339,3 +341,102 @@ def test_pos_layer_written_once_per_label_and_added_in_full_text():
     data = fnxml.fulltext_file(header, [_aset(1)], losses)
     assert losses.counts == {"duplicate_label": 1, "no_pos_layer": 1}
     assert b'<annotationSet status="UNANN">\n            <layer rank="1" name="PENN"/>' in data
+
+
+# The bytes lxml gives for the same document built as a tree (what pyfn wrote before the sentences were written
+# as text, and the oracle of :func:`fnxml._with_children`).
+_HOSTILE = ' a&b <c> "d" \'e\'\tf\r\ng \u00e9\u2028\x7f\x85 '
+
+
+def _lxml_sentence(parent: etree._Element, sentence: Sentence, sets: list[AnnotationSet], fulltext: bool) -> None:
+    def attrs(pairs):
+        return {key: str(value) for key, value in pairs if value is not None}
+
+    def labels(layer, rows):
+        seen = set()
+        for name, start, end, itype, fe_id in rows:
+            if start is not None and end is not None and (name, start, end) in seen:
+                continue
+            seen.add((name, start, end))
+            etree.SubElement(layer, f"{{{NS}}}label", attrs((("name", name), ("start", start), ("end", end),
+                                                            ("itype", itype), ("feID", fe_id))))
+
+    s = sentence
+    elem = etree.SubElement(parent, f"{{{NS}}}sentence", attrs((("corpID", s.corpus_id), ("docID", s.doc_id),
+                            ("sentNo", s.sent_no), ("paragNo", s.parag_no), ("aPos", s.apos), ("ID", s.id))))
+    etree.SubElement(elem, f"{{{NS}}}text").text = s.text
+    if s.pos_layer is not None or fulltext:
+        pos = etree.SubElement(etree.SubElement(elem, f"{{{NS}}}annotationSet", status="UNANN"), f"{{{NS}}}layer",
+                               rank="1", name=s.pos_layer or "PENN")
+        labels(pos, [(name, start, end, None, None) for name, start, end in s.pos])
+    for aset in sorted(sets, key=lambda a: a.id):
+        ids = (("luID", aset.lu_id), ("luName", aset.lu_name), ("frameID", aset.frame_id),
+               ("frameName", aset.frame_name)) if fulltext else ()
+        set_elem = etree.SubElement(elem, f"{{{NS}}}annotationSet", attrs((*ids, ("status", aset.status),
+                                                                           ("ID", aset.id))))
+        for layer in aset.layers:
+            labels(etree.SubElement(set_elem, f"{{{NS}}}layer", rank=str(layer.rank), name=layer.name),
+                   [(lb.name, lb.start, lb.end, lb.itype, lb.fe_id) for lb in layer.labels])
+
+
+def _lxml_bytes(root: etree._Element) -> bytes:
+    etree.indent(root, space="    ")
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True) + b"\n"
+
+
+def _hostile_sets() -> list[AnnotationSet]:
+    odd = Sentence(9, _HOSTILE, "d.xml", doc_id=3, corpus_id=None, sent_no=1, parag_no=2, apos=None,
+                   pos_layer="PENN", pos=(("N&<", 1, 1), ('"Q"', 3, 3), ("N&<", 1, 1), ("X", None, None)))
+    blank = Sentence(7, "   ", "d.xml", sent_no=0)
+    empty = Sentence(8, "", "d.xml", sent_no=0, parag_no=2)
+    layers = (Layer("Target", 1, (Label("Target", 1, 1),)),
+              Layer("FE", 2, (Label("A&B \"<x>\"\t\n", 1, 3, None, 12), Label("A&B \"<x>\"\t\n", 1, 3, None, 12),
+                              Label("Gone", None, None, "INI", None))),
+              Layer("GF", 1, ()))
+    return [
+        AnnotationSet(4, odd, "MANUAL", 1, "a&b.n", 2, "F<r>", layers, "exemplar"),
+        AnnotationSet(3, odd, 'S"T', None, "a&b.n", 2, "F<r>", (), "exemplar"),
+        AnnotationSet(5, blank, "MANUAL", 1, "a&b.n", 2, "F<r>", layers[:1], "exemplar"),
+        AnnotationSet(6, empty, "UNANN", 1, "a&b.n", 2, "F<r>", layers[:1], "exemplar"),
+    ]
+
+
+@pytest.mark.parametrize("fulltext", [True, False])
+def test_files_are_the_bytes_lxml_writes_for_the_same_tree(fulltext):
+    sets = _hostile_sets()
+    if fulltext:
+        header = f'<header xmlns="{NS}"><corpus name="C&amp;D"><document ID="1" name="x"/></corpus></header>'
+        data = fnxml.fulltext_file(header.encode(), sets, Losses())
+        root = etree.Element(f"{{{NS}}}fullTextAnnotation", nsmap={None: NS})
+        root.append(etree.fromstring(header))
+        parent = root
+    else:
+        head = (f'<lexUnit xmlns="{NS}" name="a&amp;b.n" ID="1"><header><frame><FE name="A"/></frame></header>'
+                '<definition>COD: x &lt; y</definition></lexUnit>')
+        data = fnxml.lu_file(head.encode(), sets, Losses())
+        root = etree.fromstring(head)
+        parent = etree.SubElement(root, f"{{{NS}}}subCorpus", name=fnxml.SUBCORPUS)
+    for sentence_id in (7, 8, 9):  # blank (no paragraph number) first, then by paragraph, sentence number
+        group = [a for a in sets if a.sentence.id == sentence_id]
+        _lxml_sentence(parent, group[0].sentence, group, fulltext)
+    assert data == _lxml_bytes(root)
+    assert b"&#13;" in data and b"&#10;" in data and b"&#9;" in data  # what the oracle escapes is there to compare
+
+
+def test_a_head_without_children_and_a_file_without_sets():
+    head = f'<lexUnit xmlns="{NS}" name="a.n" ID="1"/>'.encode()
+    sets = _hostile_sets()[2:3]
+    root = etree.fromstring(head)
+    _lxml_sentence(etree.SubElement(root, f"{{{NS}}}subCorpus", name=fnxml.SUBCORPUS), sets[0].sentence, sets, False)
+    assert fnxml.lu_file(head, sets, Losses()) == _lxml_bytes(root)
+    assert fnxml.lu_file(head, [], Losses()) == _lxml_bytes(etree.fromstring(head))
+
+
+@pytest.mark.parametrize("where", ["text", "label"])
+def test_a_character_xml_cannot_hold_is_an_error_naming_it(where):
+    aset = _aset(1, labels=[Label("Donor\x01" if where == "label" else "Donor", 2, 4)])
+    if where == "text":
+        aset = replace(aset, sentence=replace(aset.sentence, text="  Ann gave \x0b"))
+    head = f'<lexUnit xmlns="{NS}" name="give.v" ID="1"><header/></lexUnit>'.encode()
+    with pytest.raises(PyfnError, match=r"(the text of sentence 5|attribute value 'Donor\\x01') holds '\\x"):
+        fnxml.lu_file(head, [aset], Losses())

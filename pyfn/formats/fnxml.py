@@ -28,8 +28,10 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -162,11 +164,39 @@ def release_lexicon(release: Release, frames: Mapping[str, tuple[str, bytes, Fra
 # ---------------------------------------------------------------- annotation files
 
 
-def _attrs(pairs: Iterable[tuple[str, int | str | None]]) -> dict[str, str]:
-    return {key: str(value) for key, value in pairs if value is not None}
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""A character no XML document can hold (lxml refuses it in a text or an attribute)."""
+_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#13;"})
+_ATTR_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;",
+                               "\t": "&#9;"})
 
 
-_LABEL = NS + "label"
+def _xml_compatible(value: str, what: str) -> str:
+    bad = _NOT_XML.search(value)
+    if bad is not None:
+        raise PyfnError(f"{what} holds {bad.group()!r}, a character XML cannot hold")
+    return value
+
+
+def _text(value: str, where: str) -> str:
+    """Element text as libxml2 serializes it: ``&``, ``<``, ``>`` and carriage returns escaped."""
+    return _xml_compatible(value, where).translate(_TEXT_ESCAPES)
+
+
+@lru_cache(maxsize=1 << 16)
+def _attr(value: str) -> str:
+    """An attribute value as libxml2 serializes it between double quotes (names, statuses: cached)."""
+    return _xml_compatible(value, f"attribute value {value[:40]!r}").translate(_ATTR_ESCAPES)
+
+
+def _value(value: int | str) -> str | int:
+    """An attribute value as lxml writes ``str(value)``."""
+    return value if type(value) is int else _attr(str(value))
+
+
+def _attrs(pairs: Iterable[tuple[str, int | str | None]]) -> str:
+    """`` key="value"`` for each pair whose value is not None, in order."""
+    return "".join([f' {key}="{_value(value)}"' for key, value in pairs if value is not None])
 
 
 def _new(seen: set[tuple[str, int, int]], name: str, start: int | None, end: int | None, losses: Losses) -> bool:
@@ -180,51 +210,54 @@ def _new(seen: set[tuple[str, int, int]], name: str, start: int | None, end: int
     return True
 
 
-def _labels(layer: etree._Element, labels: Iterable[Label], losses: Losses) -> None:
+def _layer(indent: str, rank: int, name: str, labels: list[str]) -> str:
+    """A ``layer`` element (``labels``: its label lines), indented by ``indent``."""
+    head = f'{indent}<layer rank="{_value(rank)}" name="{_value(name)}"'
+    if not labels:
+        return head + "/>\n"
+    return f"{head}>\n{''.join(labels)}{indent}</layer>\n"
+
+
+def _labels(indent: str, labels: Iterable[Label], losses: Losses) -> list[str]:
     seen: set[tuple[str, int, int]] = set()
-    for label in labels:
-        if _new(seen, label.name, label.start, label.end, losses):
-            attrib = {"name": label.name}
-            if label.start is not None:
-                attrib["start"] = str(label.start)
-            if label.end is not None:
-                attrib["end"] = str(label.end)
-            if label.itype is not None:
-                attrib["itype"] = label.itype
-            if label.fe_id is not None:
-                attrib["feID"] = str(label.fe_id)
-            etree.SubElement(layer, _LABEL, attrib)
+    return [f"{indent}<label{_attrs(pairs)}/>\n" for lb in labels if _new(seen, lb.name, lb.start, lb.end, losses)
+            for pairs in ((("name", lb.name), ("start", lb.start), ("end", lb.end), ("itype", lb.itype),
+                           ("feID", lb.fe_id)),)]
 
 
-def _pos_labels(layer: etree._Element, tags: Iterable[PosTag], losses: Losses) -> None:
+def _pos_labels(indent: str, tags: Iterable[PosTag], losses: Losses) -> list[str]:
     seen: set[tuple[str, int, int]] = set()
-    for name, start, end in tags:
-        if _new(seen, name, start, end, losses):
-            etree.SubElement(layer, _LABEL, _attrs((("name", name), ("start", start), ("end", end))))
+    return [f"{indent}<label{_attrs((('name', name), ('start', start), ('end', end)))}/>\n"
+            for name, start, end in tags if _new(seen, name, start, end, losses)]
 
 
-def _sentence(sentence: Sentence, sets: Sequence[AnnotationSet], fulltext: bool, losses: Losses) -> etree._Element:
-    """A ``sentence`` element: text, the POS set (when there is a POS layer; always in full text), the sets."""
-    elem = etree.Element(NS + "sentence", _attrs((
-        ("corpID", sentence.corpus_id), ("docID", sentence.doc_id), ("sentNo", sentence.sent_no),
-        ("paragNo", sentence.parag_no), ("aPos", sentence.apos), ("ID", sentence.id),
-    )))
-    etree.SubElement(elem, NS + "text").text = sentence.text
+def _sentence(sentence: Sentence, sets: Sequence[AnnotationSet], fulltext: bool, losses: Losses, level: int) -> str:
+    """A ``sentence`` element at indentation ``level`` (as :func:`lxml.etree.indent` with four spaces
+    writes it): text, the POS set (when there is a POS layer; always in full text), the sets."""
+    at = "    " * level
+    inner, layer_at, label_at = at + "    ", at + "        ", at + "            "
+    ids = (("corpID", sentence.corpus_id), ("docID", sentence.doc_id), ("sentNo", sentence.sent_no),
+           ("paragNo", sentence.parag_no), ("aPos", sentence.apos), ("ID", sentence.id))
+    out = [f"{at}<sentence{_attrs(ids)}>\n",
+           f"{inner}<text>{_text(sentence.text, f'the text of sentence {sentence.id}')}</text>\n"]
     if sentence.pos_layer is not None or fulltext:
         if sentence.pos_layer is None:
             losses.add("no_pos_layer")
-        pos = etree.SubElement(etree.SubElement(elem, NS + "annotationSet", status=_UNANN), NS + "layer",
-                               rank="1", name=sentence.pos_layer or "PENN")
-        _pos_labels(pos, sentence.pos, losses)
+        pos = _layer(layer_at, 1, sentence.pos_layer or "PENN", _pos_labels(label_at, sentence.pos, losses))
+        out.append(f'{inner}<annotationSet status="{_UNANN}">\n{pos}{inner}</annotationSet>\n')
     for aset in sets:
         ids = (("luID", aset.lu_id), ("luName", aset.lu_name), ("frameID", aset.frame_id),
                ("frameName", aset.frame_name)) if fulltext else ()
-        attrs = _attrs((*ids, ("status", aset.status), ("ID", aset.id)))
-        set_elem = etree.SubElement(elem, NS + "annotationSet", attrs)
-        for layer in aset.layers:
-            _labels(etree.SubElement(set_elem, NS + "layer", rank=str(layer.rank), name=layer.name), layer.labels,
-                    losses)
-    return elem
+        head = f"{inner}<annotationSet{_attrs((*ids, ('status', aset.status), ('ID', aset.id)))}"
+        if not aset.layers:
+            out.append(head + "/>\n")
+            continue
+        out.append(head + ">\n")
+        out += [_layer(layer_at, layer.rank, layer.name, _labels(label_at, layer.labels, losses))
+                for layer in aset.layers]
+        out.append(f"{inner}</annotationSet>\n")
+    out.append(f"{at}</sentence>\n")
+    return "".join(out)
 
 
 def _by_sentence(sets: Iterable[AnnotationSet]) -> list[tuple[Sentence, list[AnnotationSet]]]:
@@ -245,23 +278,37 @@ def _serialize(root: etree._Element) -> bytes:
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", standalone=True) + b"\n"
 
 
+_PLACE = NS + "pyfnChildren"
+_PLACED = b"    <pyfnChildren/>\n"
+"""An empty last child of a file's root, as serialized: where its children are written."""
+
+
+def _with_children(root: etree._Element, children: str) -> bytes:
+    """``root`` serialized with ``children`` (indented element text) after its own children: the
+    sentences, the bulk of a file, are written as text, not built as elements (a third of the
+    time), in the bytes :func:`_serialize` gives for the whole tree (``tests/test_fnxml.py``)."""
+    etree.SubElement(root, _PLACE)
+    data = _serialize(root)
+    if data.count(_PLACED) != 1:  # text and attributes are escaped: only the element itself is written so
+        raise AssertionError(f"{root.tag}: no single place for its children in {data[-200:]!r}")
+    return data.replace(_PLACED, children.encode())
+
+
 def fulltext_file(header: bytes, sets: Sequence[AnnotationSet], losses: Losses) -> bytes:
     """A ``fulltext/*.xml`` document: ``header`` (its corpus and document) and the sentences of ``sets``."""
     root = etree.Element(NS + "fullTextAnnotation", nsmap={None: FN_NS})
     root.append(etree.fromstring(header))
-    for sentence, group in _by_sentence(sets):
-        root.append(_sentence(sentence, group, True, losses))
-    return _serialize(root)
+    return _with_children(root, "".join([_sentence(sentence, group, True, losses, 1)
+                                         for sentence, group in _by_sentence(sets)]))
 
 
 def lu_file(head: bytes, sets: Sequence[AnnotationSet], losses: Losses) -> bytes:
     """An ``lu/lu{ID}.xml`` file: its ``head`` and, when there are ``sets``, one ``subCorpus`` of their sentences."""
     root = etree.fromstring(head)
-    if sets:
-        corpus = etree.SubElement(root, NS + "subCorpus", name=SUBCORPUS)
-        for sentence, group in _by_sentence(sets):
-            corpus.append(_sentence(sentence, group, False, losses))
-    return _serialize(root)
+    if not sets:
+        return _serialize(root)
+    sentences = "".join([_sentence(sentence, group, False, losses, 2) for sentence, group in _by_sentence(sets)])
+    return _with_children(root, f'    <subCorpus name="{SUBCORPUS}">\n{sentences}    </subCorpus>\n')
 
 
 # ---------------------------------------------------------------- a split folder
