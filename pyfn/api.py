@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
+from pyfn.collector import no_cycle_collection
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import LOCK_NAME
 from pyfn.formats import jsonl
@@ -138,11 +139,12 @@ def load(
     del manifest["to"], manifest["outputs"]
     if check is not None:
         manifest["release"]["check"] = check.record()
-    loaded = {
-        name: Split(name, tuple(jsonl.loads(line) for line in data.lines), manifest["signature"],
-                    manifest["ledger"].get(name, {}), manifest)
-        for name, data in result.splits.items()
-    }
+    with no_cycle_collection():
+        loaded = {
+            name: Split(name, tuple(jsonl.loads(line) for line in data.lines), manifest["signature"],
+                        manifest["ledger"].get(name, {}), manifest)
+            for name, data in result.splits.items()
+        }
     return loaded[names[0]] if isinstance(split, str) and split != "all" else loaded
 
 

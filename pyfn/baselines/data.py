@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pyfn.collector import no_cycle_collection
 from pyfn.errors import ProblemLog, PyfnError
 from pyfn.fileio import sha256_file
 from pyfn.formats import conll, jsonl, semeval
@@ -78,7 +79,8 @@ def load_sets(directory: Path, split: str, inputs: Inputs | None = None) -> list
         folder = path.parent.resolve()
         for key in [key for key, (where, _) in kept.items() if where != folder]:
             del kept[key]  # before reading: memory holds one folder's sets at most
-        sets = tuple(ordered(jsonl.read(path, log=ProblemLog(strict=True))))
+        with no_cycle_collection():
+            sets = tuple(ordered(jsonl.read(path, log=ProblemLog(strict=True))))
         if not sets:
             raise PyfnError(f"{path}: no annotation set")
         if sha256_file(path) != digest:

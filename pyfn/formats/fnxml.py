@@ -38,6 +38,7 @@ from typing import Any
 from lxml import etree
 
 from pyfn import __version__
+from pyfn.collector import no_cycle_collection
 from pyfn.errors import ProblemLog, PyfnError
 from pyfn.fileio import atomic_writer, synced_once
 from pyfn.formats import jsonl
@@ -455,7 +456,7 @@ def write_folders(
     losses: dict[str, Losses] = {}
     records: dict[str, Any] = {}
     evaluation: Lexicon | None = None
-    with synced_once():
+    with synced_once(), no_cycle_collection():  # the workers too: what they make holds no cycle
         for split, lines in splits.items():
             sets = [jsonl.loads(line) for line in lines]
             if split == "train":

@@ -15,6 +15,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import IO, Any
 
+from pyfn.collector import no_cycle_collection
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import write_lines
 from pyfn.formats import bios, conll, jsonl, semafor, semeval
@@ -274,4 +275,5 @@ def read_split(directory: Path, fmt: str, split: str, opts: FormatOptions, log: 
     if fmt not in READERS:
         raise UsageError(f"cannot read {fmt!r} (readable: fnxml, {', '.join(READERS)})")
     reader, _ = READERS[fmt]
-    return list(reader(Path(directory), split, opts, log))
+    with no_cycle_collection():
+        return list(reader(Path(directory), split, opts, log))
