@@ -15,7 +15,7 @@ from lxml import etree
 
 from pyfn.convert import convert
 from pyfn.formats import fnxml
-from pyfn.lexicon import release_frames
+from pyfn.lexicon import TrainInventory, release_frames
 from pyfn.splits.builder import BuildOptions
 
 SPLITS = ("train", "dev", "test")
@@ -107,7 +107,7 @@ def test_train_folder_names_only_what_train_names(out):
 
 def test_train_lexicon_is_generates_fn_train(fn15_release, fn15_sets, fn15_lexicon):
     """For the same train sets (full text, frame 398 excluded), train/'s lexicon is ``pyfn generate``'s fn_train/."""
-    lexicon = fnxml.train_lexicon(fn15_release, release_frames(fn15_release), fn15_sets["train"])
+    lexicon = fnxml.train_lexicon(fn15_release, release_frames(fn15_release), TrainInventory.of(fn15_sets["train"]))
     view = fn15_lexicon.dir / "fn_train"
     generated = {p.relative_to(view).as_posix(): p.read_bytes() for p in view.rglob("*") if p.is_file()}
     assert {name: data for name, data in lexicon.files.items() if not name.startswith("schema/")} == generated

@@ -214,11 +214,11 @@ def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
     )
 
 
-def fe_rows(line: str) -> tuple[str, str, list[tuple[int, str, int | None, int | None]]]:
+def fe_rows(line: str | dict[str, Any]) -> tuple[str, str, list[tuple[int, str, int | None, int | None]]]:
     """A set's frame, its LU and its FE labels as ``(rank, name, start, end)``, from a JSON line pyfn
-    wrote, without making model objects (what dedup and a train-only lexicon take: ``pyfn generate`` of
-    FN 1.5 FT+EX, 10.0 -> 4.7 s)."""
-    obj = json.loads(line)
+    wrote (or the object ``json.loads`` made of it), without making model objects (what dedup and a
+    train-only lexicon take: ``pyfn generate`` of FN 1.5 FT+EX, 10.0 -> 4.7 s)."""
+    obj = json.loads(line) if isinstance(line, str) else line
     return obj["frame"], obj["lu"], [(layer["rank"], name, start, end) for layer in obj["layers"]
                                      if layer["name"] == "FE" for name, start, end, *_ in layer["labels"]]
 
