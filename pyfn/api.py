@@ -103,6 +103,8 @@ def load(
     allow_incomplete: bool = False,
     jobs: int = 0,
     strict: bool = False,
+    cache_dir: str | Path | None = None,
+    no_cache: bool = False,
 ) -> Split | dict[str, Split]:
     """Build ``split`` of the FrameNet release ``source`` as ``pyfn convert`` does.
 
@@ -110,9 +112,12 @@ def load(
     sample, or ``None`` for the CLI's default (NLTK's FrameNet when installed,
     else the sample). ``split``: ``"train"``, ``"dev"``, ``"test"`` (one
     :class:`Split`), or several names or ``"all"`` (a dict of them, one build).
-    The other options are ``pyfn convert``'s (see the module docstring).
+    The other options are ``pyfn convert``'s (see the module docstring), the
+    parsed-release cache included: used by default (``cache_dir`` as
+    ``--cache-dir``; ``no_cache`` as ``--no-cache``), the same sets either way.
     """
     from pyfn.convert import SplitSpec, build_manifest, make_definition  # noqa: PLC0415 - convert imports much
+    from pyfn.framenet.cache import ReleaseCache  # noqa: PLC0415
     from pyfn.framenet.identity import compare_read  # noqa: PLC0415
     from pyfn.framenet.release import open_release  # noqa: PLC0415
     from pyfn.framenet.sources import resolve_source  # noqa: PLC0415
@@ -130,7 +135,10 @@ def load(
     spec = SplitSpec(definition, seed, folds, fold)
     path, label = resolve_source(None if source is None else str(source))
     release = open_release(path)
-    result = build_splits(release, make_definition(release, spec), options)
+    cache = None if no_cache else ReleaseCache.under(Path(cache_dir) if cache_dir is not None else None)
+    result = build_splits(release, make_definition(release, spec), options, cache=cache)
+    if cache is not None:
+        result.warnings.extend(cache.problems)
     check = compare_read(release, result.files, ("fulltext", "lu") if with_exemplars else ("fulltext",))
     if check is not None and not check.genuine:
         result.warnings.append(check.message())

@@ -51,6 +51,21 @@ def test_load_one_split_and_its_options():
     assert random.manifest["options"]["split"] == {"kind": "random", "seed": 3, "folds": 5, "fold": 0}
 
 
+def test_load_reads_the_parsed_release_cache_as_convert_does(tmp_path):
+    cache = tmp_path / "cache"
+    first = pyfn.load("sample", "all", with_exemplars=True, cache_dir=cache)
+    entries = sorted(cache.glob("releases/*/*.bin"))
+    assert len(entries) == 2  # fulltext/ and lu/
+    stamps = [entry.stat().st_mtime_ns for entry in entries]
+    again = pyfn.load("sample", "all", with_exemplars=True, cache_dir=cache)  # read from the entries, not rewritten
+    assert [entry.stat().st_mtime_ns for entry in sorted(cache.glob("releases/*/*.bin"))] == stamps
+    uncached = pyfn.load("sample", "all", with_exemplars=True, cache_dir=tmp_path / "unused", no_cache=True)
+    assert not (tmp_path / "unused").exists()
+    for name in first:
+        assert first[name].sets == again[name].sets == uncached[name].sets
+        assert first[name].manifest == again[name].manifest == uncached[name].manifest
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"split": "validation"}, "unknown split 'validation'"),
     ({"split": []}, "unknown split (none)"),
