@@ -438,5 +438,15 @@ def test_a_character_xml_cannot_hold_is_an_error_naming_it(where):
     if where == "text":
         aset = replace(aset, sentence=replace(aset.sentence, text="  Ann gave \x0b"))
     head = f'<lexUnit xmlns="{NS}" name="give.v" ID="1"><header/></lexUnit>'.encode()
-    with pytest.raises(PyfnError, match=r"(the text of sentence 5|attribute value 'Donor\\x01') holds '\\x"):
+    with pytest.raises(PyfnError, match=r"^sentence 5: (its text|attribute value 'Donor\\x01') holds '\\x"):
         fnxml.lu_file(head, [aset], Losses())
+
+
+def test_a_file_that_cannot_be_written_is_named_and_not_left_behind(tmp_path):
+    aset = _aset(1)
+    line = jsonl.dumps(replace(aset, sentence=replace(aset.sentence, text="  Ann gave \x0b")))
+    head = f'<lexUnit xmlns="{NS}" name="give.v" ID="1"><header/></lexUnit>'.encode()
+    fnxml._init_worker(tmp_path, {}, {}, {1: head}, {1: [fnxml._placed(json.loads(line), line)]})
+    with pytest.raises(PyfnError, match=rf"^{tmp_path}/lu/lu1.xml: sentence 5: its text holds '\\x0b'"):
+        fnxml._write_one(("lu", 1))
+    assert list(tmp_path.rglob("*")) == []

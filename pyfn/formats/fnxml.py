@@ -235,12 +235,20 @@ def _pos_labels(indent: str, tags: Iterable[PosTag], losses: Losses) -> list[str
 def _sentence(sentence: Sentence, sets: Sequence[AnnotationSet], fulltext: bool, losses: Losses, level: int) -> str:
     """A ``sentence`` element at indentation ``level`` (as :func:`lxml.etree.indent` with four spaces
     writes it): text, the POS set (when there is a POS layer; always in full text), the sets."""
+    try:
+        return _sentence_xml(sentence, sets, fulltext, losses, level)
+    except PyfnError as exc:
+        raise PyfnError(f"sentence {sentence.id}: {exc}") from None
+
+
+def _sentence_xml(sentence: Sentence, sets: Sequence[AnnotationSet], fulltext: bool, losses: Losses,
+                  level: int) -> str:
     at = "    " * level
     inner, layer_at, label_at = at + "    ", at + "        ", at + "            "
     ids = (("corpID", sentence.corpus_id), ("docID", sentence.doc_id), ("sentNo", sentence.sent_no),
            ("paragNo", sentence.parag_no), ("aPos", sentence.apos), ("ID", sentence.id))
     out = [f"{at}<sentence{_attrs(ids)}>\n",
-           f"{inner}<text>{_text(sentence.text, f'the text of sentence {sentence.id}')}</text>\n"]
+           f"{inner}<text>{_text(sentence.text, 'its text')}</text>\n"]
     if sentence.pos_layer is not None or fulltext:
         if sentence.pos_layer is None:
             losses.add("no_pos_layer")
@@ -409,12 +417,12 @@ def _write_one(task: tuple[str, str | int]) -> tuple[str, str, dict[str, int]]:
     losses = Losses()
     placed = _WORKER["documents"][key] if kind == "fulltext" else _WORKER["exemplars"].get(key, [])
     sets = [jsonl.loads(aset.line) for aset in placed]  # forked from write_folders: the collector is paused
-    if kind == "fulltext":
-        assert isinstance(key, str)
-        relpath, data = f"fulltext/{key}", fulltext_file(_WORKER["headers"][key], sets, losses)
-    else:
-        assert isinstance(key, int)
-        relpath, data = f"lu/lu{key}.xml", lu_file(_WORKER["heads"][key], sets, losses)
+    relpath = f"fulltext/{key}" if kind == "fulltext" else f"lu/lu{key}.xml"
+    try:
+        data = (fulltext_file(_WORKER["headers"][key], sets, losses) if kind == "fulltext" else
+                lu_file(_WORKER["heads"][key], sets, losses))
+    except PyfnError as exc:
+        raise PyfnError(f"{_WORKER['folder'] / relpath}: {exc}") from None
     with atomic_writer(_WORKER["folder"] / relpath, "wb") as handle:
         handle.write(data)
     return relpath, hashlib.sha256(data).hexdigest(), dict(losses.counts)
