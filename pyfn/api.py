@@ -137,8 +137,6 @@ def load(
     release = open_release(path)
     cache = None if no_cache else ReleaseCache.under(Path(cache_dir) if cache_dir is not None else None)
     result = build_splits(release, make_definition(release, spec), options, cache=cache)
-    if cache is not None:
-        result.warnings.extend(cache.problems)
     check = compare_read(release, result.files, ("fulltext", "lu") if with_exemplars else ("fulltext",))
     if check is not None and not check.genuine:
         result.warnings.append(check.message())

@@ -346,8 +346,6 @@ def _build_and_write(
 ) -> dict[str, Any]:
     read_progress, write_progress = progress
     result = build_splits(release, definition, options, read_progress, cache)
-    if cache is not None:
-        result.warnings.extend(cache.problems)
     check = compare_read(release, result.files, ("fulltext", "lu") if options.with_exemplars else ("fulltext",))
     if check is not None and not check.genuine:
         result.warnings.append(check.message())
@@ -532,8 +530,6 @@ def generate_lexicon(
     previous = check_target(target, sources=[Path(source)], force=force)
     with staged(target, previous) as stage:
         result = build_splits(release, definition, options, progress, cache)
-        if cache is not None:
-            result.warnings.extend(cache.problems)
         inventory = TrainInventory.of_rows(map(jsonl.fe_rows, result.splits["train"].lines))
         report = generate(
             release, inventory, stage.path, relations=relations, train_frames_only=train_frames_only,

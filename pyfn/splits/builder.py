@@ -282,20 +282,26 @@ def build_splits(
 ) -> BuildResult:
     """Build the requested splits of ``release`` under ``definition`` (SPLITS.md), reading the
     annotation files through the parsed-release ``cache`` when given (an entry found corrupt is
-    reported in ``cache.problems``, removed, and its folder parsed again). A ``trace`` is told the
-    fate of every set (:mod:`pyfn.splits.trace`)."""
+    reported in ``cache.problems`` and the result's warnings, removed, and its folder parsed again).
+    A ``trace`` is told the fate of every set (:mod:`pyfn.splits.trace`)."""
     tasks, missing = _tasks(release, definition, options)
     # the build makes hundreds of thousands of records (0.4 s of a 2.6 s warm FN 1.5 build with exemplars
     # went to collections). Parse workers collect as usual; a file parsed in this process (one job) leaves
     # lxml's parser cycle, a few kB once iterparse emptied its tree (21 MB for 3,000 lu files), until the end.
+    known = len(cache.problems) if cache is not None else 0
     with no_cycle_collection():
         for _ in range(2):  # fulltext's entry, then lu's
             try:
-                return _build(release, definition, options, tasks, missing, progress, cache, trace)
+                result = _build(release, definition, options, tasks, missing, progress, cache, trace)
+                break
             except CorruptEntry as exc:
                 assert cache is not None
                 cache.discard(exc.key, exc.why)
-        return _build(release, definition, options, tasks, missing, progress, None, trace)
+        else:
+            result = _build(release, definition, options, tasks, missing, progress, None, trace)
+    if cache is not None:  # the entries found corrupt during this build: removed, their folders parsed again
+        result.warnings.extend(cache.problems[known:])
+    return result
 
 
 def _build(
