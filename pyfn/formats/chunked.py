@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from pyfn.collector import no_cycle_collection
 from pyfn.errors import PyfnError
 from pyfn.fileio import atomic_writer, scratch_files, write_lines
 from pyfn.formats import jsonl
@@ -204,9 +205,9 @@ def write_splits(
     whole: dict[str, Counter] = {s.name: Counter() for s in splits}
     parts: dict[str, list[SentenceTable]] = {s.name: [] for s in splits}
     jobs = job_count(jobs, total)
-    collecting = gc.isenabled()
     try:
         with ExitStack() as stack:
+            stack.enter_context(no_cycle_collection())  # as in the workers (_init_worker); restored at the end
             appender = _Appender(target, stack)
             if pool is None and jobs > 1:
                 pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats, several)))
@@ -225,8 +226,6 @@ def write_splits(
             hashes = {name: digest for name, (_, digest) in appender.files.items()}
         # every final file is complete and renamed
     finally:
-        if collecting:  # disabled by the in-process worker
-            gc.enable()
         for split in splits:
             for folder in target.glob(f".{split.name}.part?????.tmp"):
                 shutil.rmtree(folder, ignore_errors=True)
