@@ -29,11 +29,12 @@ import hashlib
 import json
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from lxml import etree
 
@@ -73,6 +74,7 @@ LOSSES = {
 }
 """What a FrameNet-layout folder read by NLTK cannot hold, by loss reason (recorded in the manifest)."""
 _UNANN = "UNANN"
+T = TypeVar("T")
 
 
 def check_release(release: Release) -> None:
@@ -221,9 +223,12 @@ def _layer(indent: str, rank: int, name: str, labels: list[str]) -> str:
 
 def _labels(indent: str, labels: Iterable[Label], losses: Losses) -> list[str]:
     seen: set[tuple[str, int, int]] = set()
-    return [f"{indent}<label{_attrs(pairs)}/>\n" for lb in labels if _new(seen, lb.name, lb.start, lb.end, losses)
-            for pairs in ((("name", lb.name), ("start", lb.start), ("end", lb.end), ("itype", lb.itype),
-                           ("feID", lb.fe_id)),)]
+    out = []
+    for lb in labels:
+        if _new(seen, lb.name, lb.start, lb.end, losses):
+            pairs = (("name", lb.name), ("start", lb.start), ("end", lb.end), ("itype", lb.itype), ("feID", lb.fe_id))
+            out.append(f"{indent}<label{_attrs(pairs)}/>\n")
+    return out
 
 
 def _pos_labels(indent: str, tags: Iterable[PosTag], losses: Losses) -> list[str]:
@@ -274,14 +279,21 @@ def _sentence_order(sentence_id: int, parag_no: int | None, sent_no: int | None)
     return (-1 if parag_no is None else parag_no, -1 if sent_no is None else sent_no, sentence_id)
 
 
+def _sentence_groups(items: Iterable[T], order: Callable[[T], tuple[int, int, int]],
+                     set_id: Callable[[T], int]) -> list[list[T]]:
+    """Items grouped by sentence ID (the last of ``order``), sentences in document order (``order`` of
+    each group's first item), each group's items by set ID."""
+    groups: dict[int, list[T]] = {}
+    for item in items:
+        groups.setdefault(order(item)[2], []).append(item)
+    return [sorted(group, key=set_id) for group in sorted(groups.values(), key=lambda group: order(group[0]))]
+
+
 def _by_sentence(sets: Iterable[AnnotationSet]) -> list[tuple[Sentence, list[AnnotationSet]]]:
     """Sets grouped by sentence ID, sentences in document order (:func:`_sentence_order`), sets by ID."""
-    groups: dict[int, list[AnnotationSet]] = {}
-    for aset in sets:
-        groups.setdefault(aset.sentence.id, []).append(aset)
-    ordered = sorted(groups.values(), key=lambda g: _sentence_order(g[0].sentence.id, g[0].sentence.parag_no,
-                                                                     g[0].sentence.sent_no))
-    return [(group[0].sentence, sorted(group, key=lambda a: a.id)) for group in ordered]
+    groups = _sentence_groups(sets, lambda a: _sentence_order(a.sentence.id, a.sentence.parag_no, a.sentence.sent_no),
+                              attrgetter("id"))
+    return [(group[0].sentence, group) for group in groups]
 
 
 def _serialize(root: etree._Element) -> bytes:
@@ -393,11 +405,8 @@ def _plan(sets: Iterable[_Placed], lexicon: Lexicon, losses: Losses
         else:
             documents.setdefault(aset.document, []).append(aset)
     for lu_id, lu_sets in exemplars.items():
-        groups: dict[tuple[int, int, int], list[_Placed]] = {}
-        for aset in lu_sets:
-            groups.setdefault(aset.order, []).append(aset)
-        kept = [aset for order in sorted(groups) if any(a.status != _UNANN for a in groups[order])
-                for aset in sorted(groups[order], key=lambda a: a.set_id)]
+        groups = _sentence_groups(lu_sets, attrgetter("order"), attrgetter("set_id"))
+        kept = [aset for group in groups if any(a.status != _UNANN for a in group) for aset in group]
         losses.add("unannotated_exemplar", len(lu_sets) - len(kept))
         exemplars[lu_id] = kept
     return documents, exemplars
