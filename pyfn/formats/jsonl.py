@@ -17,7 +17,7 @@ from typing import Any
 
 from pyfn.errors import ProblemLog, PyfnError
 from pyfn.formats.base import text_lines
-from pyfn.framenet.annotations import LabelRow
+from pyfn.framenet.layers import LabelRow
 from pyfn.model import AnnotationSet, Label, Layer, PosTag, Sentence
 from pyfn.splits.validity import invalid_reason
 

@@ -11,7 +11,9 @@ counted under a ``no_target:*`` reason.
 :func:`read_file` reads a file once, for every use: it hands each sentence and
 set, as plain rows, to two callbacks. :func:`read_annotations` makes model
 objects of them (``pyfn.load``, the fnxml reader); the split builder's records
-(:func:`pyfn.splits.parsed.parse_file`) are made from the rows directly.
+(:func:`pyfn.splits.parsed.parse_file`) are made from the rows directly. The
+layers of each set are read by :func:`pyfn.framenet.layers.read_layers`
+(compiled when it was built).
 """
 
 from __future__ import annotations
@@ -25,20 +27,15 @@ from typing import Any, Generic, TypeVar
 from lxml import etree
 
 from pyfn.errors import Problem, PyfnError
+from pyfn.framenet.layers import LayerRows, read_layers
 from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
 from pyfn.model import FRAME_LAYERS, AnnotationSet, Label, Layer, PosTag, Sentence
 
 POS_LAYERS = ("PENN",)
 _FRAME_LAYERS = frozenset(FRAME_LAYERS)
-_LABEL = NS + "label"
-_LAYER = NS + "layer"
 _TEXT = NS + "text"
 _ANNOSET = NS + "annotationSet"
 
-LabelRow = tuple[str, "int | None", "int | None", "str | None", "int | None"]
-"""A label as read: ``(name, start, end, itype, fe_id)``, the fields of :class:`~pyfn.model.Label`."""
-LayerRows = tuple[str, int, list[LabelRow]]
-"""A ``Target``/``FE``/``PT``/``GF`` layer as read: ``(name, rank, labels)``."""
 LexUnitIds = tuple["int | None", str, "int | None", str]
 """An lu file's ``(LU ID, LU name, frame ID, frame name)``, from its ``<lexUnit>``."""
 S = TypeVar("S")
@@ -63,38 +60,6 @@ class FileResult(Generic[T]):
     """``(annotationSet ID attribute, sentence ID, reason)`` of each set counted in ``not_annotation_sets``."""
 
 
-def _label_rows(layer: etree._Element) -> list[LabelRow]:
-    """The labels of a layer as rows; a non-integer offset raises ``ValueError``."""
-    out = []
-    append = out.append
-    for elem in layer.iterchildren(_LABEL):
-        get = elem.get
-        start, end, fe_id = get("start"), get("end"), get("feID")
-        try:
-            append((get("name", ""), start if start is None else int(start), end if end is None else int(end),
-                    get("itype"), fe_id if fe_id is None else int(fe_id)))
-        except ValueError:
-            raise ValueError(
-                f"label {get('name')!r} has a non-integer offset or feID"
-                f" (start={start!r} end={end!r} feID={fe_id!r})"
-            ) from None
-    return out
-
-
-def _pos_tags(layer: etree._Element) -> tuple[PosTag, ...]:
-    """The ``(tag, start, end)`` labels of a POS layer; ``ValueError`` on a non-integer offset."""
-    out = []
-    append = out.append
-    try:
-        for lb in layer.iterchildren(_LABEL):
-            get = lb.get
-            start, end = get("start"), get("end")
-            append((get("name", ""), start if start is None else int(start), end if end is None else int(end)))
-    except ValueError:
-        raise ValueError(f"a {layer.get('name')} label has a non-integer offset") from None
-    return tuple(out)
-
-
 def _int(elem: etree._Element, name: str) -> int | None:
     value = elem.get(name)
     return None if value is None else int(value)
@@ -116,20 +81,12 @@ def _read_sentence(
     frame_sets: list[tuple[etree._Element, list[LayerRows]]] = []
     no_layer: list[str | None] = []
     for aset in sent.iterchildren(_ANNOSET):
-        layers: list[LayerRows] = []
-        has_target = False
-        try:
-            for layer in aset.iterchildren(_LAYER):
-                name = layer.get("name", "")
-                if name in _FRAME_LAYERS:
-                    rank = layer.get("rank")
-                    layers.append((name, (int(rank) or 1) if rank is not None else 1, _label_rows(layer)))
-                    has_target = has_target or name == "Target"
-                elif name in POS_LAYERS and pos_layer is None:
-                    pos_layer, pos = name, _pos_tags(layer)
-        except ValueError as exc:
+        layers, has_target, pos_read, pos_tags, error = read_layers(aset, _FRAME_LAYERS, POS_LAYERS, pos_layer is None)
+        if pos_read is not None:
+            pos_layer, pos = pos_read, pos_tags
+        if error is not None:
             aset_where = f"{where} annotationSet {aset.get('ID')}"
-            result.problems.append(Problem("malformed_annotation_set", aset_where, f"{aset_where}: {exc}"))
+            result.problems.append(Problem("malformed_annotation_set", aset_where, f"{aset_where}: {error}"))
             continue
         if has_target:
             frame_sets.append((aset, layers))

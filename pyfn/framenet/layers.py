@@ -1,0 +1,108 @@
+"""The layers of one ``<annotationSet>`` as rows: the innermost loop of the annotation readers.
+
+:func:`read_layers` is written twice with one contract: here in Python, and
+in ``_clayers.pyx``, compiled when pyfn is installed (Cython), which walks
+libxml2's nodes under the same lxml element without making an element object
+per layer and label. The compiled one is used when it was built and imports;
+``PYFN_PURE_PYTHON=1`` chooses this one. The test suite holds the two to the
+same rows and the same errors (``tests/test_layers.py``), and the
+parsed-release cache's key covers both sources.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Collection
+from typing import Any
+
+from lxml import etree
+
+from pyfn.framenet.xml import NS
+
+_LABEL = NS + "label"
+_LAYER = NS + "layer"
+
+LabelRow = tuple[str, "int | None", "int | None", "str | None", "int | None"]
+"""A label as read: ``(name, start, end, itype, fe_id)``, the fields of :class:`~pyfn.model.Label`."""
+LayerRows = tuple[str, int, list[LabelRow]]
+"""A ``Target``/``FE``/``PT``/``GF`` layer as read: ``(name, rank, labels)``."""
+PosTag = tuple[str, "int | None", "int | None"]
+LayersRead = tuple[list[LayerRows], bool, "str | None", tuple[PosTag, ...], "str | None"]
+"""What :func:`read_layers` returns: ``(layers, has_target, pos_layer, pos_tags, error)``."""
+
+
+def _label_rows(layer: etree._Element) -> list[LabelRow]:
+    """The labels of a layer as rows; a non-integer offset raises ``ValueError``."""
+    out = []
+    append = out.append
+    for elem in layer.iterchildren(_LABEL):
+        get = elem.get
+        start, end, fe_id = get("start"), get("end"), get("feID")
+        try:
+            append((get("name", ""), start if start is None else int(start), end if end is None else int(end),
+                    get("itype"), fe_id if fe_id is None else int(fe_id)))
+        except ValueError:
+            raise ValueError(
+                f"label {get('name')!r} has a non-integer offset or feID"
+                f" (start={start!r} end={end!r} feID={fe_id!r})"
+            ) from None
+    return out
+
+
+def _pos_tags(layer: etree._Element) -> tuple[PosTag, ...]:
+    """The ``(tag, start, end)`` labels of a POS layer; ``ValueError`` on a non-integer offset."""
+    out = []
+    append = out.append
+    try:
+        for lb in layer.iterchildren(_LABEL):
+            get = lb.get
+            start, end = get("start"), get("end")
+            append((get("name", ""), start if start is None else int(start), end if end is None else int(end)))
+    except ValueError:
+        raise ValueError(f"a {layer.get('name')} label has a non-integer offset") from None
+    return tuple(out)
+
+
+def read_layers_py(aset: etree._Element, frame_layers: Collection[str], pos_layers: Collection[str],
+                   want_pos: bool) -> LayersRead:
+    """The ``<layer>`` children of ``aset``, in document order.
+
+    ``layers``: each layer named in ``frame_layers`` as ``(name, rank, labels)`` (a missing or zero
+    rank is 1); ``has_target``: one of them is ``Target``; ``pos_layer`` and ``pos_tags``: the first
+    layer named in ``pos_layers`` and its ``(tag, start, end)`` labels, when ``want_pos`` (else None
+    and ``()``); ``error``: why the set is malformed (a rank, offset or feID that is not an integer),
+    or None. The layers are read up to the first error: a POS layer before it is returned.
+    """
+    layers: list[LayerRows] = []
+    has_target = False
+    pos_layer: str | None = None
+    pos: tuple[PosTag, ...] = ()
+    try:
+        for layer in aset.iterchildren(_LAYER):
+            name = layer.get("name", "")
+            if name in frame_layers:
+                rank = layer.get("rank")
+                layers.append((name, (int(rank) or 1) if rank is not None else 1, _label_rows(layer)))
+                has_target = has_target or name == "Target"
+            elif want_pos and pos_layer is None and name in pos_layers:
+                pos_layer, pos = name, _pos_tags(layer)
+    except ValueError as exc:
+        return layers, has_target, pos_layer, pos, str(exc)
+    return layers, has_target, pos_layer, pos, None
+
+
+def _compiled() -> tuple[Callable[..., Any] | None, str]:
+    """The compiled :func:`read_layers` and why it is or is not used."""
+    if os.environ.get("PYFN_PURE_PYTHON"):
+        return None, "pure Python (PYFN_PURE_PYTHON is set)"
+    try:
+        from pyfn.framenet._clayers import read_layers as compiled
+    except (ImportError, TypeError, ValueError) as exc:  # not built, or built against another lxml
+        return None, f"pure Python (the compiled reader is not usable: {exc})"
+    return compiled, "compiled"
+
+
+read_layers_c, READER = _compiled()
+"""The compiled twin (None when not usable) and which reader :func:`read_layers` is, in words."""
+read_layers: Callable[[etree._Element, Collection[str], Collection[str], bool], LayersRead] = (
+    read_layers_c or read_layers_py)

@@ -1,0 +1,119 @@
+"""The layer reader's two twins (:mod:`pyfn.framenet.layers`): the compiled one gives the Python
+one's rows and errors, on every annotation set of real FrameNet files and on random layers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from pyfn.framenet import layers
+from pyfn.framenet.annotations import POS_LAYERS
+from pyfn.model import FRAME_LAYERS
+from pyfn.framenet.xml import NS
+
+FRAMES = frozenset(FRAME_LAYERS)
+compiled = pytest.mark.skipif(layers.read_layers_c is None, reason=f"layer reader: {layers.READER}")
+
+
+def test_the_compiled_reader_is_built_where_required():
+    """``.ci/run`` sets PYFN_REQUIRE_COMPILED: a CI run that silently fell back to Python fails."""
+    if os.environ.get("PYFN_REQUIRE_COMPILED"):
+        assert layers.read_layers_c is not None, layers.READER
+        assert layers.read_layers is layers.read_layers_c
+
+
+def test_pyfn_pure_python_chooses_the_python_twin():
+    code = "from pyfn.framenet import layers; print(layers.read_layers is layers.read_layers_py, layers.READER)"
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYFN_PURE_PYTHON": "1"},
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith("True pure Python (PYFN_PURE_PYTHON is set)")
+
+
+def _both(aset: etree._Element, want_pos: bool) -> None:
+    expected = layers.read_layers_py(aset, FRAMES, POS_LAYERS, want_pos)
+    assert layers.read_layers_c(aset, FRAMES, POS_LAYERS, want_pos) == expected
+    assert [type(v) for v in expected[0]] == [tuple] * len(expected[0])
+
+
+@compiled
+def test_same_rows_on_real_files(fn15):
+    """Every annotation set of every full-text file and of 300 lu files of FN 1.5, with and
+    without POS wanted."""
+    tag = NS + "annotationSet"
+    with zipfile.ZipFile(fn15) as archive:
+        names = sorted(n for n in archive.namelist() if n.endswith(".xml") and n.split("/")[-2] == "fulltext")
+        names += sorted(n for n in archive.namelist() if n.endswith(".xml") and n.split("/")[-2] == "lu")[::30]
+        count = 0
+        for name in names:
+            for aset in etree.fromstring(archive.read(name)).iter(tag):
+                _both(aset, True)
+                _both(aset, False)
+                count += 1
+    assert count > 20_000
+
+
+_VALUES = st.one_of(
+    st.none(),
+    st.sampled_from(["0", "-0", "7", "-3", "007", "+5", " 5", "5 ", "1_0", "", "-", "--1", "x", "1.5", "٣", "²",
+                     "9" * 17, "9" * 18, "-" + "9" * 17, "9" * 19, "-" + "9" * 18, "9" * 400, "Target", "FE",
+                     "PENN", "a&b", "é", "1:", "/2"]),
+    st.text(alphabet=st.sampled_from("0123456789-+ _x٣/:"), max_size=20),
+)
+_NAMES = st.sampled_from(["Target", "FE", "GF", "PT", "PENN", "Other", "Sent", "", None])
+
+
+def _attrs(draw, keys: tuple[str, ...]) -> str:
+    out = []
+    for key in keys:
+        value = draw(_VALUES)
+        if value is not None:
+            out.append(f'{key}="{value.replace("&", "&amp;")}"')
+    return " ".join(out)
+
+
+@st.composite
+def annotation_sets(draw) -> bytes:
+    """An ``<annotationSet>`` of random layers and labels, with stray children: text, comments,
+    processing instructions, elements of another namespace or none."""
+    parts = []
+    for _ in range(draw(st.integers(0, 5))):
+        name = draw(_NAMES)
+        head = "<layer" + (f' name="{name}"' if name is not None else "")
+        if draw(st.booleans()):
+            head += " " + _attrs(draw, ("rank",))
+        labels = []
+        for _ in range(draw(st.integers(0, 4))):
+            labels.append(draw(st.sampled_from([
+                "<label {}/>", "<x:label xmlns:x='urn:other' {}/>", "<label xmlns='' {}/>", "<!-- c -->",
+                "<?pi {}?>", "text", "<label {}><label name='inner' start='1' end='2'/></label>"])).format(
+                _attrs(draw, ("name", "start", "end", "itype", "feID"))))
+        parts.append(head + ">" + "".join(labels) + "</layer>")
+        if draw(st.booleans()):
+            parts.append(draw(st.sampled_from(["<!-- c -->", " ", "<other/>", "<x:layer xmlns:x='urn:o' name='FE'/>"])))
+    xml = f'<annotationSet xmlns="{NS[1:-1]}" ID="1">' + "".join(parts) + "</annotationSet>"
+    return xml.encode()
+
+
+@compiled
+@settings(max_examples=400, deadline=None, database=None)
+@given(annotation_sets(), st.booleans())
+def test_same_rows_and_errors_on_random_layers(xml: bytes, want_pos: bool):
+    _both(etree.fromstring(xml), want_pos)
+
+
+@compiled
+def test_a_bad_offset_after_a_pos_layer_keeps_the_pos_layer():
+    """As the Python reader: layers are read up to the first error, a POS layer before it is returned."""
+    xml = (f'<annotationSet xmlns="{NS[1:-1]}"><layer name="PENN"><label name="NN" start="0" end="2"/></layer>'
+           '<layer name="FE" rank="x"/><layer name="Target"/></annotationSet>').encode()
+    aset = etree.fromstring(xml)
+    for read in (layers.read_layers_py, layers.read_layers_c):
+        assert read(aset, FRAMES, POS_LAYERS, True) == (
+            [], False, "PENN", (("NN", 0, 2),), "invalid literal for int() with base 10: 'x'")
