@@ -1,13 +1,20 @@
 """Builds the compiled twin of the layer reader (pyfn/framenet/_clayers.pyx); the rest of the
-package is declared in setup.cfg. Without a C compiler the extension is skipped and pyfn reads
-with its Python twin (same output)."""
+package is declared in setup.cfg. Without Cython or a C compiler the extension is skipped and pyfn
+reads with its Python twin (pyfn/framenet/layers.py: the same output, slower)."""
 
-import lxml
-from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-setup(ext_modules=cythonize(
-    [Extension("pyfn.framenet._clayers", ["pyfn/framenet/_clayers.pyx"], include_dirs=lxml.get_include(),
-               optional=True)],
-    compiler_directives={"language_level": "3"},
-))
+try:
+    import lxml
+    from Cython.Build import cythonize
+except ImportError as exc:  # a build without isolation, in an environment lacking them
+    print(f"pyfn: the compiled layer reader is not built ({exc}); pyfn reads with its Python twin")
+    extensions = []
+else:
+    extensions = cythonize(
+        [Extension("pyfn.framenet._clayers", ["pyfn/framenet/_clayers.pyx"], include_dirs=lxml.get_include(),
+                   optional=True)],
+        compiler_directives={"language_level": "3"},
+    )
+
+setup(ext_modules=extensions)

@@ -18,6 +18,7 @@ from typing import Any
 from lxml import etree
 
 from pyfn.framenet.xml import NS
+from pyfn.model import PosTag
 
 _LABEL = NS + "label"
 _LAYER = NS + "layer"
@@ -26,7 +27,6 @@ LabelRow = tuple[str, "int | None", "int | None", "str | None", "int | None"]
 """A label as read: ``(name, start, end, itype, fe_id)``, the fields of :class:`~pyfn.model.Label`."""
 LayerRows = tuple[str, int, list[LabelRow]]
 """A ``Target``/``FE``/``PT``/``GF`` layer as read: ``(name, rank, labels)``."""
-PosTag = tuple[str, "int | None", "int | None"]
 LayersRead = tuple[list[LayerRows], bool, "str | None", tuple[PosTag, ...], "str | None"]
 """What :func:`read_layers` returns: ``(layers, has_target, pos_layer, pos_tags, error)``."""
 
