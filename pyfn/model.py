@@ -18,6 +18,8 @@ PosTag = tuple[str, "int | None", "int | None"]
 NULL_INSTANTIATION_TYPES = frozenset({"CNI", "DNI", "INI", "INC", "APos"})
 FRAME_LAYERS = ("Target", "FE", "PT", "GF")
 """Layers of an annotation set kept by the readers (others carry no frame data)."""
+POS_LAYERS = ("PENN",)
+"""POS layers the readers keep: the first of a sentence's sets is its :attr:`Sentence.pos`."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,8 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from pyfn.framenet import layers
-from pyfn.framenet.annotations import POS_LAYERS
-from pyfn.model import FRAME_LAYERS
 from pyfn.framenet.xml import NS
 
-FRAMES = frozenset(FRAME_LAYERS)
 compiled = pytest.mark.skipif(layers.read_layers_c is None, reason=f"layer reader: {layers.READER}")
 
 
@@ -37,8 +34,8 @@ def test_pyfn_pure_python_chooses_the_python_twin():
 
 
 def _both(aset: etree._Element, want_pos: bool) -> None:
-    expected = layers.read_layers_py(aset, FRAMES, POS_LAYERS, want_pos)
-    assert layers.read_layers_c(aset, FRAMES, POS_LAYERS, want_pos) == expected
+    expected = layers.read_layers_py(aset, want_pos)
+    assert layers.read_layers_c(aset, want_pos) == expected
     assert [type(v) for v in expected[0]] == [tuple] * len(expected[0])
 
 
@@ -115,5 +112,5 @@ def test_a_bad_offset_after_a_pos_layer_keeps_the_pos_layer():
            '<layer name="FE" rank="x"/><layer name="Target"/></annotationSet>').encode()
     aset = etree.fromstring(xml)
     for read in (layers.read_layers_py, layers.read_layers_c):
-        assert read(aset, FRAMES, POS_LAYERS, True) == (
+        assert read(aset, True) == (
             [], False, "PENN", (("NN", 0, 2),), "invalid literal for int() with base 10: 'x'")

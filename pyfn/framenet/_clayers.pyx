@@ -6,9 +6,13 @@ from libc.string cimport strcmp
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport _Element, attributeValueFromNsName, import_lxml__etree
 
+from pyfn.model import FRAME_LAYERS, POS_LAYERS
+
 import_lxml__etree()
 
 cdef const char* _FN_NS = b"http://framenet.icsi.berkeley.edu"
+cdef frozenset _FRAME_LAYERS = frozenset(FRAME_LAYERS)
+cdef tuple _POS_LAYERS = POS_LAYERS
 
 
 cdef inline bint _is(tree.xmlNode* node, const char* name) noexcept:
@@ -81,7 +85,7 @@ cdef tuple _pos_tags(tree.xmlNode* layer):
     return tuple(out)
 
 
-def read_layers(_Element aset not None, frame_layers, pos_layers, bint want_pos):
+def read_layers(_Element aset not None, bint want_pos):
     """See :func:`pyfn.framenet.layers.read_layers_py`."""
     cdef list layers = []
     cdef tree.xmlNode* node = aset._c_node.children
@@ -94,11 +98,11 @@ def read_layers(_Element aset not None, frame_layers, pos_layers, bint want_pos)
                 name = _get(node, b"name")
                 if name is None:
                     name = u""
-                if name in frame_layers:
+                if name in _FRAME_LAYERS:
                     rank = _get(node, b"rank")
                     layers.append((name, (_int(rank) or 1) if rank is not None else 1, _label_rows(node)))
                     has_target = has_target or name == u"Target"
-                elif want_pos and pos_layer is None and name in pos_layers:
+                elif want_pos and pos_layer is None and name in _POS_LAYERS:
                     pos = _pos_tags(node)
                     pos_layer = name
             node = node.next

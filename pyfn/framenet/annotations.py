@@ -29,10 +29,8 @@ from lxml import etree
 from pyfn.errors import Problem, PyfnError
 from pyfn.framenet.layers import LayerRows, read_layers
 from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
-from pyfn.model import FRAME_LAYERS, AnnotationSet, Label, Layer, PosTag, Sentence
+from pyfn.model import AnnotationSet, Label, Layer, PosTag, Sentence
 
-POS_LAYERS = ("PENN",)
-_FRAME_LAYERS = frozenset(FRAME_LAYERS)
 _TEXT = NS + "text"
 _ANNOSET = NS + "annotationSet"
 
@@ -81,7 +79,7 @@ def _read_sentence(
     frame_sets: list[tuple[etree._Element, list[LayerRows]]] = []
     no_layer: list[str | None] = []
     for aset in sent.iterchildren(_ANNOSET):
-        layers, has_target, pos_read, pos_tags, error = read_layers(aset, _FRAME_LAYERS, POS_LAYERS, pos_layer is None)
+        layers, has_target, pos_read, pos_tags, error = read_layers(aset, pos_layer is None)
         if pos_read is not None:
             pos_layer, pos = pos_read, pos_tags
         if error is not None:

@@ -12,16 +12,17 @@ parsed-release cache's key covers both sources.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any
 
 from lxml import etree
 
 from pyfn.framenet.xml import NS
-from pyfn.model import PosTag
+from pyfn.model import FRAME_LAYERS, POS_LAYERS, PosTag
 
 _LABEL = NS + "label"
 _LAYER = NS + "layer"
+_FRAME_LAYERS = frozenset(FRAME_LAYERS)
 
 LabelRow = tuple[str, "int | None", "int | None", "str | None", "int | None"]
 """A label as read: ``(name, start, end, itype, fe_id)``, the fields of :class:`~pyfn.model.Label`."""
@@ -63,14 +64,13 @@ def _pos_tags(layer: etree._Element) -> tuple[PosTag, ...]:
     return tuple(out)
 
 
-def read_layers_py(aset: etree._Element, frame_layers: Collection[str], pos_layers: Collection[str],
-                   want_pos: bool) -> LayersRead:
+def read_layers_py(aset: etree._Element, want_pos: bool) -> LayersRead:
     """The ``<layer>`` children of ``aset``, in document order.
 
-    ``layers``: each layer named in ``frame_layers`` as ``(name, rank, labels)`` (a missing or zero
-    rank is 1); ``has_target``: one of them is ``Target``; ``pos_layer`` and ``pos_tags``: the first
-    layer named in ``pos_layers`` and its ``(tag, start, end)`` labels, when ``want_pos`` (else None
-    and ``()``); ``error``: why the set is malformed (a rank, offset or feID that is not an integer),
+    ``layers``: each of :data:`~pyfn.model.FRAME_LAYERS` as ``(name, rank, labels)`` (a missing or
+    zero rank is 1); ``has_target``: one of them is ``Target``; ``pos_layer`` and ``pos_tags``: the
+    first of :data:`~pyfn.model.POS_LAYERS` and its ``(tag, start, end)`` labels, when ``want_pos``
+    (else None and ``()``); ``error``: why the set is malformed (a rank, offset or feID that is not an integer),
     or None. The layers are read up to the first error: a POS layer before it is returned.
     """
     layers: list[LayerRows] = []
@@ -80,11 +80,11 @@ def read_layers_py(aset: etree._Element, frame_layers: Collection[str], pos_laye
     try:
         for layer in aset.iterchildren(_LAYER):
             name = layer.get("name", "")
-            if name in frame_layers:
+            if name in _FRAME_LAYERS:
                 rank = layer.get("rank")
                 layers.append((name, (int(rank) or 1) if rank is not None else 1, _label_rows(layer)))
                 has_target = has_target or name == "Target"
-            elif want_pos and pos_layer is None and name in pos_layers:
+            elif want_pos and pos_layer is None and name in POS_LAYERS:
                 pos_layer, pos = name, _pos_tags(layer)
     except ValueError as exc:
         return layers, has_target, pos_layer, pos, str(exc)
@@ -104,5 +104,5 @@ def _compiled() -> tuple[Callable[..., Any] | None, str]:
 
 read_layers_c, READER = _compiled()
 """The compiled twin (None when not usable) and which reader :func:`read_layers` is, in words."""
-read_layers: Callable[[etree._Element, Collection[str], Collection[str], bool], LayersRead] = (
+read_layers: Callable[[etree._Element, bool], LayersRead] = (
     read_layers_c or read_layers_py)
