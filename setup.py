@@ -2,7 +2,12 @@
 package is declared in setup.cfg. Without Cython or a C compiler the extension is skipped and pyfn
 reads with its Python twin (pyfn/framenet/layers.py: the same output, slower)."""
 
+import hashlib
+from pathlib import Path
+
 from setuptools import Extension, setup
+
+SOURCE = "pyfn/framenet/_clayers.pyx"
 
 try:
     import lxml
@@ -12,7 +17,9 @@ except ImportError as exc:  # a build without isolation, in an environment lacki
     extensions = []
 else:
     extensions = cythonize(
-        [Extension("pyfn.framenet._clayers", ["pyfn/framenet/_clayers.pyx"], include_dirs=lxml.get_include())],
+        [Extension("pyfn.framenet._clayers", [SOURCE], include_dirs=lxml.get_include(),
+                   # the module knows its source: pyfn uses it only while the .pyx beside it is the same
+                   define_macros=[("PYFN_SOURCE_SHA256", f'"{hashlib.sha256(Path(SOURCE).read_bytes()).hexdigest()}"')])],
         compiler_directives={"language_level": "3"},
     )
     for extension in extensions:

@@ -3,6 +3,7 @@ one's rows and errors, on every annotation set of real FrameNet files and on ran
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -31,6 +32,19 @@ def test_pyfn_pure_python_chooses_the_python_twin():
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYFN_PURE_PYTHON": "1"},
                          capture_output=True, text=True, check=True).stdout
     assert out.startswith("True pure Python (PYFN_PURE_PYTHON is set)")
+
+
+@compiled
+def test_the_compiled_reader_is_used_only_with_its_own_source(tmp_path):
+    """An editable install whose ``.pyx`` changed since the build reads with Python, and says why."""
+    from pyfn.framenet import _clayers  # noqa: PLC0415 - built only where a compiler was
+
+    assert _clayers.SOURCE_SHA256 == hashlib.sha256(layers.SOURCE.read_bytes()).hexdigest()
+    assert layers._compiled() == (_clayers.read_layers, "compiled")
+    changed = tmp_path / "_clayers.pyx"
+    changed.write_bytes(layers.SOURCE.read_bytes() + b"\n# changed\n")
+    assert layers._compiled(changed) == (
+        None, "pure Python (the compiled reader was built from another _clayers.pyx: reinstall pyfn)")
 
 
 def _both(aset: etree._Element, want_pos: bool) -> None:

@@ -10,6 +10,12 @@ from pyfn.model import FRAME_LAYERS, POS_LAYERS
 
 import_lxml__etree()
 
+cdef extern from *:
+    const char* PYFN_SOURCE_SHA256  # defined by setup.py: the sha256 of this file as compiled
+
+SOURCE_SHA256 = PYFN_SOURCE_SHA256.decode("ascii")
+"""The sha256 of the source this module was compiled from (checked by :mod:`pyfn.framenet.layers`)."""
+
 cdef const char* _FN_NS = b"http://framenet.icsi.berkeley.edu"
 cdef frozenset _FRAME_LAYERS = frozenset(FRAME_LAYERS)
 cdef tuple _POS_LAYERS = POS_LAYERS

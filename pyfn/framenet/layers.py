@@ -11,8 +11,10 @@ parsed-release cache's key covers both sources.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from lxml import etree
@@ -91,15 +93,22 @@ def read_layers_py(aset: etree._Element, want_pos: bool) -> LayersRead:
     return layers, has_target, pos_layer, pos, None
 
 
-def _compiled() -> tuple[Callable[..., Any] | None, str]:
-    """The compiled :func:`read_layers` and why it is or is not used."""
+SOURCE = Path(__file__).with_name("_clayers.pyx")
+"""The compiled twin's source: its sha256 is compiled in, and must match (the cache key covers the source)."""
+
+
+def _compiled(source: Path = SOURCE) -> tuple[Callable[..., Any] | None, str]:
+    """The compiled :func:`read_layers` and why it is or is not used: not when it was built from another
+    ``source`` than the one beside it (an editable install whose ``.pyx`` changed since it was built)."""
     if os.environ.get("PYFN_PURE_PYTHON"):
         return None, "pure Python (PYFN_PURE_PYTHON is set)"
     try:
-        from pyfn.framenet._clayers import read_layers as compiled
+        from pyfn.framenet import _clayers
     except (ImportError, TypeError, ValueError) as exc:  # not built, or built against another lxml
         return None, f"pure Python (the compiled reader is not usable: {exc})"
-    return compiled, "compiled"
+    if getattr(_clayers, "SOURCE_SHA256", None) != hashlib.sha256(source.read_bytes()).hexdigest():
+        return None, f"pure Python (the compiled reader was built from another {source.name}: reinstall pyfn)"
+    return _clayers.read_layers, "compiled"
 
 
 read_layers_c, READER = _compiled()
