@@ -1,6 +1,7 @@
-"""Builds the compiled twin of the layer reader (pyfn/framenet/_clayers.pyx); the rest of the
-package is declared in setup.cfg. Without Cython or a C compiler the extension is skipped and pyfn
-reads with its Python twin (pyfn/framenet/layers.py: the same output, slower)."""
+"""Builds the compiled twins of the annotation readers' inner loops (pyfn/framenet/_clayers.pyx); the
+rest of the package is declared in setup.cfg. Without Cython or a C compiler the extension is skipped
+and pyfn reads with the Python twins (pyfn/framenet/layers.py and annotations.py: the same output,
+slower)."""
 
 import hashlib
 from pathlib import Path
@@ -13,7 +14,7 @@ try:
     import lxml
     from Cython.Build import cythonize
 except ImportError as exc:  # a build without isolation, in an environment lacking them
-    print(f"pyfn: the compiled layer reader is not built ({exc}); pyfn reads with its Python twin")
+    print(f"pyfn: the compiled readers are not built ({exc}); pyfn reads with their Python twins")
     extensions = []
 else:
     extensions = cythonize(

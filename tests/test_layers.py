@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from pyfn.framenet import layers
+from pyfn.framenet import annotations, layers
+from pyfn.framenet import compiled as compiled_module
 from pyfn.framenet.xml import NS
 
 compiled = pytest.mark.skipif(layers.read_layers_c is None, reason=f"layer reader: {layers.READER}")
@@ -25,13 +26,15 @@ def test_the_compiled_reader_is_built_where_required():
     if os.environ.get("PYFN_REQUIRE_COMPILED"):
         assert layers.read_layers_c is not None, layers.READER
         assert layers.read_layers is layers.read_layers_c
+        assert annotations.read_sentences_c is not None
 
 
 def test_pyfn_pure_python_chooses_the_python_twin():
-    code = "from pyfn.framenet import layers; print(layers.read_layers is layers.read_layers_py, layers.READER)"
+    code = ("from pyfn.framenet import annotations, layers; "
+            "print(layers.read_layers is layers.read_layers_py, annotations.read_sentences_c, layers.READER)")
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYFN_PURE_PYTHON": "1"},
                          capture_output=True, text=True, check=True).stdout
-    assert out.startswith("True pure Python (PYFN_PURE_PYTHON is set)")
+    assert out.startswith("True None pure Python (PYFN_PURE_PYTHON is set)")
 
 
 @compiled
@@ -39,11 +42,11 @@ def test_the_compiled_reader_is_used_only_with_its_own_source(tmp_path):
     """An editable install whose ``.pyx`` changed since the build reads with Python, and says why."""
     from pyfn.framenet import _clayers  # noqa: PLC0415 - built only where a compiler was
 
-    assert _clayers.SOURCE_SHA256 == hashlib.sha256(layers.SOURCE.read_bytes()).hexdigest()
-    assert layers._compiled() == (_clayers.read_layers, "compiled")
+    assert _clayers.SOURCE_SHA256 == hashlib.sha256(compiled_module.SOURCE.read_bytes()).hexdigest()
+    assert compiled_module.load() == (_clayers, "compiled")
     changed = tmp_path / "_clayers.pyx"
-    changed.write_bytes(layers.SOURCE.read_bytes() + b"\n# changed\n")
-    assert layers._compiled(changed) == (
+    changed.write_bytes(compiled_module.SOURCE.read_bytes() + b"\n# changed\n")
+    assert compiled_module.load(changed) == (
         None, "pure Python (the compiled reader was built from another _clayers.pyx: reinstall pyfn)")
 
 

@@ -1,11 +1,19 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The compiled twin of :func:`pyfn.framenet.layers.read_layers_py` (same contract, same rows, same
-errors): it walks libxml2's nodes under the lxml element, through lxml's public C API."""
+"""Compiled twins of the annotation readers' inner loops, walking libxml2's nodes under lxml's
+elements through lxml's public C API (same contracts, same results, same errors as the Python twins):
 
+- :func:`read_layers`: :func:`pyfn.framenet.layers.read_layers_py`, the layers of one set;
+- :func:`read_sentences`: the sentences of a whole parsed file, as
+  :func:`pyfn.framenet.annotations.read_file` reads them streamed; a sentence with anything unusual
+  goes to the Python reader, a file with a sentence inside a sentence to the streamed one."""
+
+from libc.stdlib cimport free, realloc
 from libc.string cimport strcmp
 from lxml.includes cimport tree
-from lxml.includes.etreepublic cimport _Element, attributeValueFromNsName, import_lxml__etree
+from lxml.includes.etreepublic cimport (
+    _Element, attributeValueFromNsName, elementFactory, import_lxml__etree, textOf)
 
+from pyfn.errors import Problem, PyfnError
 from pyfn.model import FRAME_LAYERS, POS_LAYERS
 
 import_lxml__etree()
@@ -33,29 +41,40 @@ cdef inline object _get(tree.xmlNode* node, const char* name):
     return attributeValueFromNsName(node, NULL, <const unsigned char*>name)
 
 
-cdef object _int(object value):
-    """``int(value)``, None for None: ASCII ``-?[0-9]{1,17}`` in C, anything else by ``int`` itself."""
+cdef bint _parse(object value, long long* out):
+    """True, with the integer in ``out``, when ``value`` is a string of ASCII ``-?[0-9]{1,17}``."""
     cdef Py_ssize_t i = 0, n
     cdef long long number = 0
     cdef long long digit
     cdef unicode text
     if value is None:
-        return None
+        return False
     text = <unicode>value
     n = len(text)
     if n == 0 or n > 18:
-        return int(value)
+        return False
     if text[0] == u'-':
         i = 1
         if n == 1:
-            return int(value)
+            return False
     while i < n:
         digit = <long long>text[i] - 48
         if digit < 0 or digit > 9:
-            return int(value)
+            return False
         number = number * 10 + digit
         i += 1
-    return -number if text[0] == u'-' else number
+    out[0] = -number if text[0] == u'-' else number
+    return True
+
+
+cdef object _int(object value):
+    """``int(value)``, None for None: ASCII ``-?[0-9]{1,17}`` in C, anything else by ``int`` itself."""
+    cdef long long number
+    if value is None:
+        return None
+    if _parse(value, &number):
+        return number
+    return int(value)
 
 
 cdef list _label_rows(tree.xmlNode* layer):
@@ -93,8 +112,12 @@ cdef tuple _pos_tags(tree.xmlNode* layer):
 
 def read_layers(_Element aset not None, bint want_pos):
     """See :func:`pyfn.framenet.layers.read_layers_py`."""
+    return _layers_of(aset._c_node, want_pos)
+
+
+cdef tuple _layers_of(tree.xmlNode* aset, bint want_pos):
     cdef list layers = []
-    cdef tree.xmlNode* node = aset._c_node.children
+    cdef tree.xmlNode* node = aset.children
     cdef bint has_target = False
     pos_layer = None
     pos = ()
@@ -115,3 +138,184 @@ def read_layers(_Element aset not None, bint want_pos):
     except ValueError as exc:
         return layers, has_target, pos_layer, pos, str(exc)
     return layers, has_target, pos_layer, pos, None
+
+
+# ------------------------------------------------------------------------------------- sentences
+
+
+cdef inline tree.xmlNode* _next_in(tree.xmlNode* node, tree.xmlNode* top, bint descend) noexcept:
+    """The element or other node after ``node`` in document order, inside ``top`` (NULL past its
+    end); into ``node``'s children when ``descend`` and it is an element."""
+    if descend and node.type == tree.XML_ELEMENT_NODE and node.children is not NULL:
+        return node.children
+    while node is not top and node.next is NULL:
+        node = node.parent
+    if node is top:
+        return NULL
+    return node.next
+
+
+cdef bint _holds_sentence(tree.xmlNode* top) noexcept:
+    """A FrameNet ``<sentence>`` lies inside ``top``."""
+    cdef tree.xmlNode* node = top.children
+    while node is not NULL:
+        if _is(node, b"sentence"):
+            return True
+        node = _next_in(node, top, True)
+    return False
+
+
+cdef object _opt_int(tree.xmlNode* node, const char* name, bint* ok):
+    """The attribute ``name`` as an integer, None when absent; ``ok`` cleared when it is not plain."""
+    cdef long long number
+    value = _get(node, name)
+    if value is None:
+        return None
+    if _parse(value, &number):
+        return number
+    ok[0] = False
+    return None
+
+
+cdef bint _labelled_target(list layers):
+    """The first Target layer has labels, each with both offsets (an annotation set)."""
+    for name, _, rows in layers:
+        if name == u"Target":
+            if not rows:
+                return False
+            for row in <list>rows:
+                if row[1] is None or row[2] is None:
+                    return False
+            return True
+    return False
+
+
+cdef bint _fe_labelled(list layers):
+    """An FE layer has a label."""
+    for name, _, rows in layers:
+        if name == u"FE" and rows:
+            return True
+    return False
+
+
+_SOURCES = (u"fulltext", u"exemplar")
+
+
+cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit, object result,
+                   object make_sentence, object make_set) except -1:
+    """Read one sentence into ``result`` as ``annotations._read_sentence`` does and return 1, or
+    return 0 and change nothing when it has anything unusual (a missing or non-plain ID, no text, a
+    set that is malformed or not an annotation set, an ID read before): the Python reader takes it."""
+    cdef long long number
+    cdef bint ok = True
+    cdef tree.xmlNode* child
+    cdef tree.xmlNode* text_node = NULL
+    if not _parse(_get(node, b"ID"), &number):
+        return 0
+    sent_id = number
+    child = node.children
+    while child is not NULL:
+        if _is(child, b"text"):
+            text_node = child
+            break
+        child = child.next
+    if text_node is NULL:
+        return 0
+    text = textOf(text_node)
+    if text is None:
+        text = u""
+    pos_layer = None
+    pos = ()
+    cdef dict set_ids = result.set_ids
+    cdef list sets = []
+    cdef set seen = set()
+    child = node.children
+    while child is not NULL:
+        if _is(child, b"annotationSet"):
+            layers, has_target, pos_read, pos_tags, error = _layers_of(child, pos_layer is None)
+            if pos_read is not None:
+                pos_layer, pos = pos_read, pos_tags
+            if error is not None:
+                return 0
+            if has_target:
+                if not _labelled_target(layers):
+                    return 0
+                if lexunit is not None:
+                    lu_id, lu_name, frame_id, frame_name = lexunit
+                else:
+                    lu_name, frame_name = _get(child, b"luName"), _get(child, b"frameName")
+                    lu_id, frame_id = _opt_int(child, b"luID", &ok), _opt_int(child, b"frameID", &ok)
+                if not ok or not lu_name or not frame_name or not _parse(_get(child, b"ID"), &number):
+                    return 0
+                set_id = number
+                if set_id in set_ids or set_id in seen:
+                    return 0
+                seen.add(set_id)
+                status = _get(child, b"status")
+                sets.append((set_id, u"" if status is None else status, lu_id, lu_name, frame_id, frame_name,
+                             layers, _get(child, b"ID")))
+            elif (_get(child, b"frameName") is not None or _get(child, b"luName") is not None
+                  or _fe_labelled(layers)):
+                return 0
+        child = child.next
+    ids = (_opt_int(node, b"docID", &ok), _opt_int(node, b"corpID", &ok), _opt_int(node, b"sentNo", &ok),
+           _opt_int(node, b"paragNo", &ok), _opt_int(node, b"aPos", &ok))
+    if not ok:
+        return 0
+    cdef dict texts = result.texts
+    first_text = texts.get(sent_id)
+    if first_text is not None and first_text != text:
+        return 0
+    where = f"{relpath} sentence {sent_id}"
+    try:
+        sentence = make_sentence(sent_id, text, document, *ids, pos_layer, pos)
+    except PyfnError as exc:
+        result.problems.append(Problem(u"malformed_sentence", f"{relpath} sentence {_get(node, b'ID')}", str(exc)))
+        return 1
+    texts.setdefault(sent_id, text)
+    result.sentences += 1
+    source = _SOURCES[lexunit is not None]
+    found = result.sets
+    for set_id, status, lu_id, lu_name, frame_id, frame_name, layers, id_attr in sets:
+        set_ids[set_id] = sent_id
+        try:
+            found.append(make_set(sentence, set_id, status, lu_id, lu_name, frame_id, frame_name, layers, source))
+        except PyfnError as exc:
+            aset_where = f"{where} annotationSet {id_attr}"
+            result.problems.append(Problem(u"malformed_annotation_set", aset_where, str(exc)))
+    return 1
+
+
+def read_sentences(_Element root not None, str document, str relpath, lexunit, result, make_sentence, make_set,
+                   fallback):
+    """Read every FrameNet ``<sentence>`` under ``root`` (a whole parsed file) into ``result``, in
+    document order, as :func:`pyfn.framenet.annotations.read_file` does; ``fallback(element)`` reads
+    a sentence this reader leaves to Python. False, with nothing read, when a sentence lies inside
+    another (the streamed reader's order and releases then matter: it reads the file)."""
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* node = top.children
+    cdef tree.xmlNode** found = NULL
+    cdef tree.xmlNode** grown
+    cdef Py_ssize_t count = 0, size = 0, i
+    try:
+        while node is not NULL:
+            if _is(node, b"sentence"):
+                if _holds_sentence(node):
+                    return False
+                if count == size:
+                    size = 2 * size + 64
+                    grown = <tree.xmlNode**>realloc(found, size * sizeof(tree.xmlNode*))
+                    if grown is NULL:
+                        raise MemoryError()
+                    found = grown
+                found[count] = node
+                count += 1
+                node = _next_in(node, top, False)
+            else:
+                node = _next_in(node, top, True)
+        for i in range(count):
+            if not _sentence(found[i], document, relpath, lexunit, result, make_sentence, make_set):
+                fallback(elementFactory(root._doc, found[i]))
+    finally:
+        free(found)
+    return True

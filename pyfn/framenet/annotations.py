@@ -12,8 +12,9 @@ counted under a ``no_target:*`` reason.
 set, as plain rows, to two callbacks. :func:`read_annotations` makes model
 objects of them (``pyfn.load``, the fnxml reader); the split builder's records
 (:func:`pyfn.splits.parsed.parse_file`) are made from the rows directly. The
-layers of each set are read by :func:`pyfn.framenet.layers.read_layers`
-(compiled when it was built).
+sentences of a file and the layers of each set are read by compiled twins when
+they were built (:mod:`pyfn.framenet.compiled`), by the Python code here
+otherwise; ``tests/test_sentences.py`` holds the two to the same results.
 """
 
 from __future__ import annotations
@@ -27,13 +28,16 @@ from typing import Any, Generic, TypeVar
 from lxml import etree
 
 from pyfn.errors import Problem, PyfnError
+from pyfn.framenet import compiled
 from pyfn.framenet.layers import LayerRows, read_layers
-from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
+from pyfn.framenet.xml import NS, check_bytes, int_attr, iterparse, release_element
 from pyfn.model import AnnotationSet, Label, Layer, PosTag, Sentence
 
 _TEXT = NS + "text"
 _ANNOSET = NS + "annotationSet"
 
+read_sentences_c = compiled.MODULE.read_sentences if compiled.MODULE is not None else None
+"""The compiled sentence reader (None when not used: :data:`pyfn.framenet.compiled.READER` says why)."""
 LexUnitIds = tuple["int | None", str, "int | None", str]
 """An lu file's ``(LU ID, LU name, frame ID, frame name)``, from its ``<lexUnit>``."""
 S = TypeVar("S")
@@ -163,6 +167,17 @@ def _opt_int(value: str | None) -> int | None:
         return None
 
 
+def _sentence_or_problem(
+    sent: etree._Element, document: str, relpath: str, lexunit: LexUnitIds | None, result: FileResult,
+    make_sentence: Callable[..., Any], make_set: Callable[..., Any],
+) -> None:
+    """:func:`_read_sentence`, a sentence it cannot read recorded as a ``malformed_sentence`` problem."""
+    try:
+        _read_sentence(sent, document, relpath, lexunit, result, make_sentence, make_set)
+    except PyfnError as exc:
+        result.problems.append(Problem("malformed_sentence", f"{relpath} sentence {sent.get('ID')}", str(exc)))
+
+
 def read_file(
     data: bytes, relpath: str, make_sentence: Callable[..., S], make_set: Callable[..., T]
 ) -> FileResult[T]:
@@ -176,7 +191,55 @@ def read_file(
     order; :attr:`FileResult.sets` lists what it returns. Raises :class:`PyfnError` when the file as
     a whole cannot be read (malformed XML, wrong namespace); bad sentences and sets are recorded as
     problems.
+
+    With the compiled reader (:mod:`pyfn.framenet.compiled`), a well-formed file is parsed whole and
+    its sentences read in C (:func:`_read_whole`); otherwise, and for any file it leaves, the file is
+    streamed and read here (:func:`read_file_streamed`). The two give the same result.
     """
+    if read_sentences_c is not None:
+        result = _read_whole(data, relpath, make_sentence, make_set)
+        if result is not None:
+            return result
+    return read_file_streamed(data, relpath, make_sentence, make_set)
+
+
+_WHOLE = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
+                         remove_comments=True)
+"""The parser of :func:`_read_whole`: the settings of :func:`pyfn.framenet.xml.iterparse`."""
+_ROOTS = (NS + "fullTextAnnotation", NS + "lexUnit")
+
+
+def _read_whole(data: bytes, relpath: str, make_sentence: Callable[..., S],
+                make_set: Callable[..., T]) -> FileResult[T] | None:
+    """:func:`read_file` by the compiled reader: the file parsed whole, then every sentence read in C
+    (one with anything unusual by :func:`_read_sentence`). None when the file is for the streamed
+    reader: not well-formed, a DTD, a root other than ``<fullTextAnnotation>`` or ``<lexUnit>``, or a
+    sentence inside a sentence (its errors, order and element releases are the streamed reader's)."""
+    check_bytes(data, relpath)
+    try:
+        root = etree.fromstring(data, _WHOLE)
+    except (etree.LxmlError, ValueError):
+        return None
+    if root.getroottree().docinfo.internalDTD is not None or root.tag not in _ROOTS:
+        return None
+    lexunit = _lexunit_ids(root, relpath) if root.tag == _ROOTS[1] else None
+    result: FileResult[T] = FileResult(path=relpath, sha256=hashlib.sha256(data).hexdigest())
+    document = relpath.rsplit("/", 1)[-1]
+
+    def fallback(sent: etree._Element) -> None:
+        _sentence_or_problem(sent, document, relpath, lexunit, result, make_sentence, make_set)
+
+    assert read_sentences_c is not None
+    if not read_sentences_c(root, document, relpath, lexunit, result, make_sentence, make_set, fallback):
+        return None
+    return result
+
+
+def read_file_streamed(
+    data: bytes, relpath: str, make_sentence: Callable[..., S], make_set: Callable[..., T]
+) -> FileResult[T]:
+    """:func:`read_file` in Python: the file streamed (:func:`~pyfn.framenet.xml.iterparse`), each
+    sentence read and released at its end."""
     result: FileResult[T] = FileResult(path=relpath, sha256=hashlib.sha256(data).hexdigest())
     document = relpath.rsplit("/", 1)[-1]
     lexunit: LexUnitIds | None = None
@@ -191,10 +254,7 @@ def read_file(
             continue
         if event != "end":
             continue
-        try:
-            _read_sentence(elem, document, relpath, lexunit, result, make_sentence, make_set)
-        except PyfnError as exc:
-            result.problems.append(Problem("malformed_sentence", f"{relpath} sentence {elem.get('ID')}", str(exc)))
+        _sentence_or_problem(elem, document, relpath, lexunit, result, make_sentence, make_set)
         release_element(elem)
     if not seen_root:
         raise PyfnError(f"{relpath}: root element is neither <fullTextAnnotation> nor <lexUnit>")

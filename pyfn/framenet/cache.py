@@ -60,8 +60,9 @@ FORMAT = 2
 RACY_SECONDS = 2.0
 """A directory folder holding a file modified this recently is not cached."""
 _READER_MODULES = (
-    "framenet/annotations.py", "framenet/layers.py", "framenet/_clayers.pyx", "framenet/xml.py", "framenet/cache.py",
-    "model.py", "formats/jsonl.py", "splits/parsed.py", "splits/filters.py", "splits/validity.py", "splits/hashing.py",
+    "framenet/annotations.py", "framenet/layers.py", "framenet/compiled.py", "framenet/_clayers.pyx",
+    "framenet/xml.py", "framenet/cache.py", "model.py", "formats/jsonl.py", "splits/parsed.py", "splits/filters.py",
+    "splits/validity.py", "splits/hashing.py",
 )
 _LENGTH = 8
 _DIGEST = 32

@@ -3,22 +3,19 @@
 :func:`read_layers` is written twice with one contract: here in Python, and
 in ``_clayers.pyx``, compiled when pyfn is installed (Cython), which walks
 libxml2's nodes under the same lxml element without making an element object
-per layer and label. The compiled one is used when it was built and imports;
-``PYFN_PURE_PYTHON=1`` chooses this one. The test suite holds the two to the
-same rows and the same errors (``tests/test_layers.py``), and the
-parsed-release cache's key covers both sources.
+per layer and label. The compiled one is used when it was built and imports
+(:mod:`pyfn.framenet.compiled`); ``PYFN_PURE_PYTHON=1`` chooses this one. The
+test suite holds the two to the same rows and the same errors
+(``tests/test_layers.py``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 from lxml import etree
 
+from pyfn.framenet import compiled
 from pyfn.framenet.xml import NS
 from pyfn.model import FRAME_LAYERS, POS_LAYERS, PosTag
 
@@ -93,25 +90,8 @@ def read_layers_py(aset: etree._Element, want_pos: bool) -> LayersRead:
     return layers, has_target, pos_layer, pos, None
 
 
-SOURCE = Path(__file__).with_name("_clayers.pyx")
-"""The compiled twin's source: its sha256 is compiled in, and must match (the cache key covers the source)."""
-
-
-def _compiled(source: Path = SOURCE) -> tuple[Callable[..., Any] | None, str]:
-    """The compiled :func:`read_layers` and why it is or is not used: not when it was built from another
-    ``source`` than the one beside it (an editable install whose ``.pyx`` changed since it was built)."""
-    if os.environ.get("PYFN_PURE_PYTHON"):
-        return None, "pure Python (PYFN_PURE_PYTHON is set)"
-    try:
-        from pyfn.framenet import _clayers
-    except (ImportError, TypeError, ValueError) as exc:  # not built, or built against another lxml
-        return None, f"pure Python (the compiled reader is not usable: {exc})"
-    if getattr(_clayers, "SOURCE_SHA256", None) != hashlib.sha256(source.read_bytes()).hexdigest():
-        return None, f"pure Python (the compiled reader was built from another {source.name}: reinstall pyfn)"
-    return _clayers.read_layers, "compiled"
-
-
-read_layers_c, READER = _compiled()
-"""The compiled twin (None when not usable) and which reader :func:`read_layers` is, in words."""
-read_layers: Callable[[etree._Element, bool], LayersRead] = (
-    read_layers_c or read_layers_py)
+read_layers_c: Callable[[etree._Element, bool], LayersRead] | None = (
+    compiled.MODULE.read_layers if compiled.MODULE is not None else None)
+"""The compiled twin (None when not used: :data:`pyfn.framenet.compiled.READER` says why)."""
+READER = compiled.READER
+read_layers: Callable[[etree._Element, bool], LayersRead] = read_layers_c or read_layers_py

@@ -1,0 +1,162 @@
+"""The sentence reader's two twins (:func:`pyfn.framenet.annotations.read_file`): a file parsed whole
+and read in C gives what the streamed Python reader gives, on real FrameNet files and on random
+hostile ones (odd IDs and attributes, missing text, sets that are not annotation sets, duplicates,
+sentences inside sentences, other roots)."""
+
+from __future__ import annotations
+
+import zipfile
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pyfn.errors import PyfnError
+from pyfn.framenet import annotations
+from pyfn.framenet.annotations import _annotation_set, _read_whole, read_file_streamed
+from pyfn.framenet.compiled import READER
+from pyfn.framenet.xml import FN_NS
+from pyfn.model import Sentence
+
+compiled = pytest.mark.skipif(annotations.read_sentences_c is None, reason=f"sentence reader: {READER}")
+
+
+def _outcome(read, data: bytes, relpath: str):
+    """What a reader makes of a file: its whole result, or the error that refused the file."""
+    try:
+        result = read(data, relpath, Sentence, _annotation_set)
+    except PyfnError as exc:
+        return "error", str(exc)
+    if result is None:
+        return None
+    return vars(result)
+
+
+@compiled
+def test_same_result_on_real_files(fn15):
+    """Every full-text file and every 10th lu file of FN 1.5, read whole in C and streamed."""
+    with zipfile.ZipFile(fn15) as archive:
+        names = sorted(n for n in archive.namelist() if n.endswith(".xml") and n.split("/")[-2] == "fulltext")
+        names += sorted(n for n in archive.namelist() if n.endswith(".xml") and n.split("/")[-2] == "lu")[::10]
+        sets = 0
+        for name in names:
+            data = archive.read(name)
+            whole = _outcome(_read_whole, data, name)
+            assert whole is not None, name
+            assert whole == _outcome(read_file_streamed, data, name), name
+            sets += len(whole["sets"])
+    assert sets > 40_000
+
+
+@compiled
+def test_a_sentence_inside_a_sentence_is_read_streamed():
+    """The streamed reader releases an inner sentence, and the siblings before it, before it reads the
+    outer one (which has lost its text): such a file is left to it, and read_file gives its result."""
+    data = (f'<fullTextAnnotation xmlns="{FN_NS}"><sentence ID="1"><text>a b</text>'
+            '<sentence ID="2"><text>c</text></sentence></sentence></fullTextAnnotation>').encode()
+    assert _outcome(_read_whole, data, "fulltext/x.xml") is None
+    expected = _outcome(read_file_streamed, data, "fulltext/x.xml")
+    assert _outcome(annotations.read_file, data, "fulltext/x.xml") == expected
+    assert expected["sentences"] == 1
+    assert [p.message for p in expected["problems"]] == ["fulltext/x.xml sentence 1: no <text>"]
+
+
+@compiled
+@pytest.mark.parametrize("data", [
+    f'<fullTextAnnotation xmlns="{FN_NS}"><sentence ID="1"><text>a</text></sentence>'.encode(),  # not well-formed
+    f'<other xmlns="{FN_NS}"><sentence ID="1"><text>a</text></sentence></other>'.encode(),  # another root
+])
+def test_files_the_whole_reader_leaves_to_the_streamed_one(data):
+    assert _outcome(_read_whole, data, "fulltext/x.xml") is None
+    assert _outcome(annotations.read_file, data, "fulltext/x.xml") == _outcome(read_file_streamed, data,
+                                                                             "fulltext/x.xml")
+
+
+_PLAIN = ["1", "2", "3", "-3", "007", "12"]
+"""Integers the C reader reads (IDs repeat: duplicates), beside odd ones it leaves to Python."""
+_INTS = st.one_of(st.none(), st.sampled_from(_PLAIN * 4 + ["+5", " 5", "x", "", "٣", "9" * 19]))
+_NAMES = st.one_of(st.none(), st.sampled_from(["run.v", "Motion", "a&amp;b", "é"] * 3 + [""]))
+
+
+def _attrs(draw, keys: tuple[str, ...], values) -> str:
+    out = []
+    for key in keys:
+        value = draw(values)
+        if value is not None:
+            out.append(f'{key}="{value}"')
+    return " ".join(out)
+
+
+@st.composite
+def _layer(draw) -> str:
+    name = draw(st.sampled_from(["Target", "Target", "FE", "FE", "PENN", "GF", "Other"]))
+    labels = "".join(
+        draw(st.sampled_from(['<label name="L" start="0" end="0"/>', '<label name="L" start="2" end="2"/>'] * 6
+                             + ['<label name="Agent" itype="INI"/>', '<label name="L" start="0"/>',
+                                '<label name="L" start="x" end="1"/>']))
+        for _ in range(draw(st.integers(0, 3))))
+    rank = draw(st.sampled_from(["", "", "", ' rank="1"', ' rank="2"', ' rank="y"']))
+    return f'<layer name="{name}"{rank}>{labels}</layer>'
+
+
+@st.composite
+def _annotation_set_xml(draw) -> str:
+    """Mostly a well-formed annotation set (a labelled target; IDs from a few values), else random."""
+    layers = "".join(draw(st.lists(_layer(), max_size=4)))
+    kind = draw(st.sampled_from(["set", "set", "set", "no_target", "random", "random"]))
+    if kind == "no_target":  # FrameNet's sets of POS or NER layers only; one with FE labels is counted
+        fes = draw(st.sampled_from(["", '<layer name="FE"><label name="A" start="0" end="0"/></layer>']))
+        return (f'<annotationSet ID="{draw(st.sampled_from(_PLAIN))}"><layer name="PENN">'
+                f'<label name="NN" start="0" end="0"/></layer>{fes}</annotationSet>')
+    if kind == "set":
+        target = draw(st.sampled_from(['<label name="Target" start="0" end="0"/>',
+                                       '<label name="Target" start="0" end="0"/><label name="Target" start="2" end="2"/>']))
+        return (f'<annotationSet ID="{draw(st.sampled_from(_PLAIN))}" luName="run.v" frameName="Motion" luID="4" '
+                f'frameID="5" status="MANUAL"><layer name="Target">{target}</layer>{layers}</annotationSet>')
+    attrs = _attrs(draw, ("ID", "luID", "frameID"), _INTS) + " " + _attrs(draw, ("luName", "frameName", "status"), _NAMES)
+    return f"<annotationSet {attrs}>{layers}</annotationSet>"
+
+
+@st.composite
+def _sentence_xml(draw) -> str:
+    if draw(st.booleans()):
+        attrs = f'ID="{draw(st.sampled_from(_PLAIN))}" docID="1" sentNo="2"'
+    else:
+        attrs = _attrs(draw, ("ID", "docID", "corpID", "sentNo", "paragNo", "aPos"), _INTS)
+    text = draw(st.sampled_from(["<text>a b</text>", "<text>a b c</text>"] * 3 + [
+        "<text/>", "", "<text>a<![CDATA[ b]]></text>", "<text>a &amp; b</text>",
+        "<x:text xmlns:x='urn:o'>a</x:text><text>a b</text>"]))
+    inner = draw(st.sampled_from(["", "", "", "<?pi x?>", " ", "<other/>"]))
+    sets = "".join(draw(st.lists(_annotation_set_xml(), max_size=3)))
+    return f"<sentence {attrs}>{text}{inner}{sets}</sentence>"
+
+
+@st.composite
+def documents(draw) -> bytes:
+    """A FrameNet-like file: a full-text or lu root (or another), sentences directly under it or in
+    sub-corpora, now and then one inside another, comments and processing instructions between."""
+    root = draw(st.sampled_from(["fullTextAnnotation", "fullTextAnnotation", "lexUnit", "lexUnit", "corpus"]))
+    head = ""
+    if root == "lexUnit":
+        head = " " + _attrs(draw, ("name", "frame"), st.sampled_from(["run.v", "Motion"] * 4 + [""])) + " " + _attrs(
+            draw, ("ID", "frameID"), _INTS)
+    parts = []
+    for _ in range(draw(st.integers(0, 5))):
+        sentence = draw(_sentence_xml())
+        how = draw(st.sampled_from(["plain"] * 4 + ["subcorpus"] * 2 + ["comment", "nested"]))
+        if how == "subcorpus":
+            sentence = f'<subCorpus name="s">{sentence}</subCorpus>'
+        elif how == "comment":
+            sentence = f"<!-- c -->{sentence}<?pi y?>"
+        elif how == "nested":
+            sentence = sentence.replace("</sentence>", draw(_sentence_xml()) + "</sentence>", 1)
+        parts.append(sentence)
+    return f'<{root} xmlns="{FN_NS}"{head}>{"".join(parts)}</{root}>'.encode()
+
+
+@compiled
+@settings(max_examples=400, deadline=None, database=None)
+@given(documents())
+def test_same_result_on_random_files(data: bytes):
+    for relpath in ("fulltext/doc.xml", "lu/lu1.xml"):
+        assert _outcome(annotations.read_file, data, relpath) == _outcome(read_file_streamed, data, relpath)
