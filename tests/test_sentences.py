@@ -33,11 +33,13 @@ def _outcome(read, data: bytes, relpath: str):
 
 
 @compiled
-def test_same_result_on_real_files(fn15):
-    """Every full-text file and every 10th lu file of FN 1.5, read whole in C and streamed."""
-    with zipfile.ZipFile(fn15) as archive:
+@pytest.mark.parametrize("release, lu_step, at_least", [("fn15", 10, 40_000), ("fn17", 20, 30_000)])
+def test_same_result_on_real_files(release, lu_step, at_least, request):
+    """Every full-text file and every 10th (FN 1.5) or 20th (FN 1.7) lu file, read whole in C and
+    streamed."""
+    with zipfile.ZipFile(request.getfixturevalue(release)) as archive:
         names = sorted(n for n in archive.namelist() if n.endswith(".xml") and n.split("/")[-2] == "fulltext")
-        names += sorted(n for n in archive.namelist() if n.endswith(".xml") and n.split("/")[-2] == "lu")[::10]
+        names += sorted(n for n in archive.namelist() if n.endswith(".xml") and n.split("/")[-2] == "lu")[::lu_step]
         sets = 0
         for name in names:
             data = archive.read(name)
@@ -45,7 +47,7 @@ def test_same_result_on_real_files(fn15):
             assert whole is not None, name
             assert whole == _outcome(read_file_streamed, data, name), name
             sets += len(whole["sets"])
-    assert sets > 40_000
+    assert sets > at_least
 
 
 @compiled
