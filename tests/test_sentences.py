@@ -74,6 +74,17 @@ def test_files_the_whole_reader_leaves_to_the_streamed_one(data):
                                                                              "fulltext/x.xml")
 
 
+@compiled
+def test_a_large_file_is_streamed(monkeypatch):
+    """Memory stays bounded: a file above the limit is not parsed whole."""
+    data = (f'<fullTextAnnotation xmlns="{FN_NS}"><sentence ID="1"><text>a b</text></sentence>'
+            '</fullTextAnnotation>').encode()
+    assert _outcome(_read_whole, data, "fulltext/x.xml")["sentences"] == 1
+    monkeypatch.setattr(annotations, "WHOLE_LIMIT", len(data) - 1)
+    assert _outcome(_read_whole, data, "fulltext/x.xml") is None
+    assert _outcome(annotations.read_file, data, "fulltext/x.xml")["sentences"] == 1
+
+
 _PLAIN = ["1", "2", "3", "-3", "007", "12"]
 """Integers the C reader reads (IDs repeat: duplicates), beside odd ones it leaves to Python."""
 _INTS = st.one_of(st.none(), st.sampled_from(_PLAIN * 4 + ["+5", " 5", "x", "", "٣", "9" * 19]))

@@ -207,14 +207,20 @@ _WHOLE = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False
                          remove_comments=True)
 """The parser of :func:`_read_whole`: the settings of :func:`pyfn.framenet.xml.iterparse`."""
 _ROOTS = (NS + "fullTextAnnotation", NS + "lexUnit")
+WHOLE_LIMIT = 32 << 20
+"""Bytes above which a file is streamed, not parsed whole: its tree takes several times its size
+(FrameNet's largest annotation file is 2.3 MB)."""
 
 
 def _read_whole(data: bytes, relpath: str, make_sentence: Callable[..., S],
                 make_set: Callable[..., T]) -> FileResult[T] | None:
     """:func:`read_file` by the compiled reader: the file parsed whole, then every sentence read in C
     (one with anything unusual by :func:`_read_sentence`). None when the file is for the streamed
-    reader: not well-formed, a DTD, a root other than ``<fullTextAnnotation>`` or ``<lexUnit>``, or a
-    sentence inside a sentence (its errors, order and element releases are the streamed reader's)."""
+    reader: larger than :data:`WHOLE_LIMIT`, not well-formed, a DTD, a root other than
+    ``<fullTextAnnotation>`` or ``<lexUnit>``, or a sentence inside a sentence (its errors, order and
+    element releases are the streamed reader's)."""
+    if len(data) > WHOLE_LIMIT:
+        return None
     check_bytes(data, relpath)
     try:
         root = etree.fromstring(data, _WHOLE)
