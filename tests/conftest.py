@@ -49,6 +49,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -363,6 +364,17 @@ def fulltext_xml(sentences: list[dict], corpus: str = "C", doc: str = "D") -> by
         out.append("</sentence>")
     out.append("</fullTextAnnotation>")
     return "\n".join(out).encode()
+
+
+def xml_attributes(draw: Callable[[Any], Any], keys: Sequence[str], values: Any, escape: bool = False) -> str:
+    """Hypothesis: ``key="value"`` for each of ``keys`` whose drawn value (from strategy ``values``) is
+    not None (``&`` escaped when ``escape``), space-separated."""
+    out = []
+    for key in keys:
+        value = draw(values)
+        if value is not None:
+            out.append(f'{key}="{value.replace("&", "&amp;") if escape else value}"')
+    return " ".join(out)
 
 
 def make_release(root: Path, docs: dict[str, bytes], readme: str = "Release 1.5") -> Path:

@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from conftest import xml_attributes
+
 from pyfn.framenet import annotations, layers
 from pyfn.framenet import compiled as compiled_module
 from pyfn.framenet.xml import NS
@@ -83,15 +85,6 @@ _VALUES = st.one_of(
 _NAMES = st.sampled_from(["Target", "FE", "GF", "PT", "PENN", "Other", "Sent", "", None])
 
 
-def _attrs(draw, keys: tuple[str, ...]) -> str:
-    out = []
-    for key in keys:
-        value = draw(_VALUES)
-        if value is not None:
-            out.append(f'{key}="{value.replace("&", "&amp;")}"')
-    return " ".join(out)
-
-
 @st.composite
 def annotation_sets(draw) -> bytes:
     """An ``<annotationSet>`` of random layers and labels, with stray children: text, comments,
@@ -101,13 +94,13 @@ def annotation_sets(draw) -> bytes:
         name = draw(_NAMES)
         head = "<layer" + (f' name="{name}"' if name is not None else "")
         if draw(st.booleans()):
-            head += " " + _attrs(draw, ("rank",))
+            head += " " + xml_attributes(draw, ("rank",), _VALUES, escape=True)
         labels = []
         for _ in range(draw(st.integers(0, 4))):
             labels.append(draw(st.sampled_from([
                 "<label {}/>", "<x:label xmlns:x='urn:other' {}/>", "<label xmlns='' {}/>", "<!-- c -->",
                 "<?pi {}?>", "text", "<label {}><label name='inner' start='1' end='2'/></label>"])).format(
-                _attrs(draw, ("name", "start", "end", "itype", "feID"))))
+                xml_attributes(draw, ("name", "start", "end", "itype", "feID"), _VALUES, escape=True)))
         parts.append(head + ">" + "".join(labels) + "</layer>")
         if draw(st.booleans()):
             parts.append(draw(st.sampled_from(["<!-- c -->", " ", "<other/>", "<x:layer xmlns:x='urn:o' name='FE'/>"])))

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import xml_attributes
+
 from pyfn.errors import PyfnError
 from pyfn.framenet import annotations
 from pyfn.framenet.annotations import _annotation_set, _read_whole, read_file_streamed
@@ -91,15 +93,6 @@ _INTS = st.one_of(st.none(), st.sampled_from(_PLAIN * 4 + ["+5", " 5", "x", "", 
 _NAMES = st.one_of(st.none(), st.sampled_from(["run.v", "Motion", "a&amp;b", "é"] * 3 + [""]))
 
 
-def _attrs(draw, keys: tuple[str, ...], values) -> str:
-    out = []
-    for key in keys:
-        value = draw(values)
-        if value is not None:
-            out.append(f'{key}="{value}"')
-    return " ".join(out)
-
-
 @st.composite
 def _layer(draw) -> str:
     name = draw(st.sampled_from(["Target", "Target", "FE", "FE", "PENN", "GF", "Other"]))
@@ -126,7 +119,8 @@ def _annotation_set_xml(draw) -> str:
                                        '<label name="Target" start="0" end="0"/><label name="Target" start="2" end="2"/>']))
         return (f'<annotationSet ID="{draw(st.sampled_from(_PLAIN))}" luName="run.v" frameName="Motion" luID="4" '
                 f'frameID="5" status="MANUAL"><layer name="Target">{target}</layer>{layers}</annotationSet>')
-    attrs = _attrs(draw, ("ID", "luID", "frameID"), _INTS) + " " + _attrs(draw, ("luName", "frameName", "status"), _NAMES)
+    attrs = " ".join([xml_attributes(draw, ("ID", "luID", "frameID"), _INTS),
+                      xml_attributes(draw, ("luName", "frameName", "status"), _NAMES)])
     return f"<annotationSet {attrs}>{layers}</annotationSet>"
 
 
@@ -135,7 +129,7 @@ def _sentence_xml(draw) -> str:
     if draw(st.booleans()):
         attrs = f'ID="{draw(st.sampled_from(_PLAIN))}" docID="1" sentNo="2"'
     else:
-        attrs = _attrs(draw, ("ID", "docID", "corpID", "sentNo", "paragNo", "aPos"), _INTS)
+        attrs = xml_attributes(draw, ("ID", "docID", "corpID", "sentNo", "paragNo", "aPos"), _INTS)
     text = draw(st.sampled_from(["<text>a b</text>", "<text>a b c</text>"] * 3 + [
         "<text/>", "", "<text>a<![CDATA[ b]]></text>", "<text>a &amp; b</text>",
         "<x:text xmlns:x='urn:o'>a</x:text><text>a b</text>"]))
@@ -151,8 +145,8 @@ def documents(draw) -> bytes:
     root = draw(st.sampled_from(["fullTextAnnotation", "fullTextAnnotation", "lexUnit", "lexUnit", "corpus"]))
     head = ""
     if root == "lexUnit":
-        head = " " + _attrs(draw, ("name", "frame"), st.sampled_from(["run.v", "Motion"] * 4 + [""])) + " " + _attrs(
-            draw, ("ID", "frameID"), _INTS)
+        head = " " + " ".join([xml_attributes(draw, ("name", "frame"), st.sampled_from(["run.v", "Motion"] * 4 + [""])),
+                               xml_attributes(draw, ("ID", "frameID"), _INTS)])
     parts = []
     for _ in range(draw(st.integers(0, 5))):
         sentence = draw(_sentence_xml())
