@@ -76,6 +76,57 @@ def test_files_the_whole_reader_leaves_to_the_streamed_one(data):
                                                                              "fulltext/x.xml")
 
 
+def _doc(*sentences: str) -> bytes:
+    return f'<fullTextAnnotation xmlns="{FN_NS}">{"".join(sentences)}</fullTextAnnotation>'.encode()
+
+
+_SET = ('<annotationSet ID="{}" luName="run.v" frameName="Motion"><layer name="Target">'
+        '<label name="Target" start="0" end="0"/></layer></annotationSet>')
+
+
+@compiled
+@pytest.mark.parametrize("data", [
+    _doc('<sentence ID="1"><text>a b</text></sentence>', '<sentence ID="1"><text>c d</text></sentence>'),
+    _doc(f'<sentence ID="1"><text>a b</text>{_SET.format(7)}</sentence>',
+         f'<sentence ID="2"><text>c d</text>{_SET.format(7)}</sentence>'),
+    _doc(f'<sentence ID="1"><text>a b</text>{_SET.format(7)}{_SET.format(7)}</sentence>'),
+    _doc('<sentence ID="1"><text>a b</text><annotationSet ID="3"><layer name="FE">'
+         '<label name="A" start="0" end="0"/></layer></annotationSet></sentence>'),
+    _doc(f'<sentence ID="+1"><text>a b</text>{_SET.format(7)}</sentence>'),
+    _doc(f'<sentence ID="1" docID="x"><text>a b</text>{_SET.format(7)}</sentence>'),
+    _doc(f'<sentence ID="1">{_SET.format(7)}</sentence>'),
+], ids=["same sentence ID, other text", "set ID in two sentences", "set ID twice in a sentence",
+        "FE labels without a target", "ID not plain", "docID not an integer", "no text"])
+def test_each_unusual_sentence_as_the_streamed_reader(data, monkeypatch):
+    """The sentences the C reader leaves to Python, one by one: the same result, problems included."""
+    left = []
+    read_sentence = annotations._sentence_or_problem
+    monkeypatch.setattr(annotations, "_sentence_or_problem", lambda sent, *args: (left.append(sent.get("ID")),
+                                                                                 read_sentence(sent, *args)))
+    whole = _outcome(_read_whole, data, "fulltext/x.xml")
+    assert left
+    monkeypatch.undo()
+    assert whole == _outcome(read_file_streamed, data, "fulltext/x.xml")
+
+
+@compiled
+@pytest.mark.parametrize("fails", ["sentence", "set"])
+def test_a_callback_error_is_a_problem_as_in_the_streamed_reader(fails):
+    """A PyfnError of ``make_sentence`` drops the sentence, one of ``make_set`` the set, as problems."""
+    def make_sentence(*fields):
+        if fails == "sentence":
+            raise PyfnError("no sentence")
+        return Sentence(*fields)
+
+    def make_set(*fields):
+        raise PyfnError("no set")
+
+    data = _doc(f'<sentence ID="1"><text>a b</text>{_SET.format(7)}</sentence>')
+    results = [vars(read(data, "fulltext/x.xml", make_sentence, make_set)) for read in (_read_whole, read_file_streamed)]
+    assert results[0] == results[1]
+    assert [p.message for p in results[0]["problems"]] == ["no sentence" if fails == "sentence" else "no set"]
+
+
 @compiled
 def test_a_large_file_is_streamed(monkeypatch):
     """Memory stays bounded: a file above the limit is not parsed whole."""
