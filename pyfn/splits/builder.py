@@ -201,7 +201,15 @@ def _run(files: Sequence[str], release: Release, jobs: int) -> Iterator[tuple[by
         yield from map(_parse, files)
         return
     with process_pool(jobs, _init_worker, (release, True)) as pool:
-        yield from pool.imap(_parse, files, chunksize=8)
+        yield from pool.imap(_parse, files, chunksize=chunk_size(len(files), jobs))
+
+
+def chunk_size(files: int, jobs: int) -> int:
+    """Files per task sent to a parsing process: about ``files / (8 * jobs)``, 1 to 64. Every task costs
+    the parent about a millisecond of CPU, taken from the cores that parse (FN 1.5 FT+EX: 1,489 tasks of 8
+    files, 3.6 s of the parent's CPU and 9.35 s; 186 of 64, 2.35 s and 8.4 s); 64 lu files take the last
+    process about 0.1 s to parse."""
+    return max(1, min(64, files // (8 * jobs)))
 
 
 def _records(
