@@ -25,6 +25,15 @@ def job_count(requested: int, tasks: int, per_job: int = 1) -> int:
     return max(1, min(jobs, tasks // per_job))
 
 
+def chunk_size(tasks: int, jobs: int) -> int:
+    """Tasks per message to a worker process: about ``tasks / (8 * jobs)``, 1 to 64. Every message
+    costs the parent about a millisecond of CPU, taken from the cores the workers use (FN 1.5 FT+EX
+    cold: its 11,907 files parsed in 1,489 messages of 8 took 3.6 s of the parent's CPU and 9.35 s;
+    in 186 of 64, 2.35 s and 8.4 s), and the last message of up to 64 small tasks keeps one worker
+    busy while the other has finished."""
+    return max(1, min(64, tasks // (8 * jobs)))
+
+
 def _start_worker(initializer: Callable[..., None], initargs: tuple) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     initializer(*initargs)

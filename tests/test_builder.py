@@ -8,7 +8,8 @@ import pytest
 from pyfn.errors import PyfnError
 from pyfn.formats import jsonl
 from pyfn.framenet import open_release
-from pyfn.splits.builder import BuildOptions, build_splits, chunk_size
+from pyfn.splits.builder import BuildOptions, build_splits
+from pyfn.workers import chunk_size
 from pyfn.splits.definitions import SplitDefinition
 
 from conftest import fulltext_xml, make_release, set_spec

@@ -49,7 +49,7 @@ from pyfn.framenet.release import Release
 from pyfn.framenet.xml import FN_NS, NS
 from pyfn.lexicon import TrainInventory, check_leaks, lexicon_view, parse_xml, release_frames, release_inventory
 from pyfn.model import AnnotationSet, Frame, Label, PosTag, Sentence
-from pyfn.workers import job_count, mapper
+from pyfn.workers import chunk_size, job_count, mapper
 
 MARKER = "pyfn-split.json"
 """The file that makes a folder a pyfn split folder (:func:`split_marker`)."""
@@ -481,7 +481,8 @@ def _write_folder(
     tasks: list[tuple[str, str | int]] = [("fulltext", name) for name in sorted(documents)]
     tasks += [("lu", lu_id) for lu_id in sorted(lexicon.lu_heads)]
     state = (folder, headers, documents, lexicon.lu_heads, exemplars)
-    with mapper(job_count(jobs, len(tasks), per_job=64), _init_worker, state, chunksize=16) as mapped:
+    jobs = job_count(jobs, len(tasks), per_job=64)
+    with mapper(jobs, _init_worker, state, chunksize=chunk_size(len(tasks), jobs)) as mapped:
         for relpath, digest, counts in mapped(_write_one, tasks):
             outputs[relpath] = digest
             for reason, n in counts.items():

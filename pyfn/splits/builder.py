@@ -33,7 +33,7 @@ from pyfn.splits.definitions import SplitDefinition
 from pyfn.splits.filters import get_filters
 from pyfn.splits.hashing import fe_rows_signature
 from pyfn.splits.trace import Trace
-from pyfn.workers import job_count, process_pool
+from pyfn.workers import chunk_size, job_count, process_pool
 
 SPLITS = ("train", "dev", "test")
 DEDUP_RULE = "lowest annotation-set ID kept"
@@ -202,14 +202,6 @@ def _run(files: Sequence[str], release: Release, jobs: int) -> Iterator[tuple[by
         return
     with process_pool(jobs, _init_worker, (release, True)) as pool:
         yield from pool.imap(_parse, files, chunksize=chunk_size(len(files), jobs))
-
-
-def chunk_size(files: int, jobs: int) -> int:
-    """Files per task sent to a parsing process: about ``files / (8 * jobs)``, 1 to 64. Every task costs
-    the parent about a millisecond of CPU, taken from the cores that parse (FN 1.5 FT+EX: 1,489 tasks of 8
-    files, 3.6 s of the parent's CPU and 9.35 s; 186 of 64, 2.35 s and 8.4 s); 64 lu files take the last
-    process about 0.1 s to parse."""
-    return max(1, min(64, files // (8 * jobs)))
 
 
 def _records(
