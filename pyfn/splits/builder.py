@@ -133,6 +133,7 @@ def _init_worker(release: Release, forked: bool = False) -> None:
     if forked:
         release.detach()
         gc.enable()  # forked from a build, which pauses the collector: reading XML makes cyclic garbage
+        gc.freeze()  # what the parent made is never garbage here: no collection scans it (0.2 s of 13 s)
     _WORKER["release"] = release
 
 
