@@ -22,7 +22,7 @@ cdef extern from *:
     const char* PYFN_SOURCE_SHA256  # defined by setup.py: the sha256 of this file as compiled
 
 SOURCE_SHA256 = PYFN_SOURCE_SHA256.decode("ascii")
-"""The sha256 of the source this module was compiled from (checked by :mod:`pyfn.framenet.layers`)."""
+"""The sha256 of the source this module was compiled from (checked by :mod:`pyfn.framenet.compiled`)."""
 
 cdef const char* _FN_NS = b"http://framenet.icsi.berkeley.edu"
 cdef frozenset _FRAME_LAYERS = frozenset(FRAME_LAYERS)
@@ -42,7 +42,8 @@ cdef inline object _get(tree.xmlNode* node, const char* name):
 
 
 cdef bint _parse(object value, long long* out):
-    """True, with the integer in ``out``, when ``value`` is a string of ASCII ``-?[0-9]{1,17}``."""
+    """True, with the integer in ``out``, when ``value`` is a string of ASCII ``-?[0-9]+`` of at most 18
+    characters (it fits a ``long long``)."""
     cdef Py_ssize_t i = 0, n
     cdef long long number = 0
     cdef long long digit
@@ -68,7 +69,7 @@ cdef bint _parse(object value, long long* out):
 
 
 cdef object _int(object value):
-    """``int(value)``, None for None: ASCII ``-?[0-9]{1,17}`` in C, anything else by ``int`` itself."""
+    """``int(value)``, None for None: what :func:`_parse` takes in C, anything else by ``int`` itself."""
     cdef long long number
     if value is None:
         return None
@@ -165,7 +166,7 @@ cdef bint _holds_sentence(tree.xmlNode* top) noexcept:
     return False
 
 
-cdef object _opt_int(tree.xmlNode* node, const char* name, bint* ok):
+cdef object _plain_int_attr(tree.xmlNode* node, const char* name, bint* ok):
     """The attribute ``name`` as an integer, None when absent; ``ok`` cleared when it is not plain."""
     cdef long long number
     value = _get(node, name)
@@ -244,7 +245,8 @@ cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit
                     lu_id, lu_name, frame_id, frame_name = lexunit
                 else:
                     lu_name, frame_name = _get(child, b"luName"), _get(child, b"frameName")
-                    lu_id, frame_id = _opt_int(child, b"luID", &ok), _opt_int(child, b"frameID", &ok)
+                    lu_id = _plain_int_attr(child, b"luID", &ok)
+                    frame_id = _plain_int_attr(child, b"frameID", &ok)
                 if not ok or not lu_name or not frame_name or not _parse(_get(child, b"ID"), &number):
                     return 0
                 set_id = number
@@ -258,8 +260,7 @@ cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit
                   or _fe_labelled(layers)):
                 return 0
         child = child.next
-    ids = (_opt_int(node, b"docID", &ok), _opt_int(node, b"corpID", &ok), _opt_int(node, b"sentNo", &ok),
-           _opt_int(node, b"paragNo", &ok), _opt_int(node, b"aPos", &ok))
+    ids = tuple([_plain_int_attr(node, name, &ok) for name in (b"docID", b"corpID", b"sentNo", b"paragNo", b"aPos")])
     if not ok:
         return 0
     cdef dict texts = result.texts
