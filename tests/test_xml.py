@@ -1,8 +1,13 @@
-"""pyfn.framenet.xml: the shared streaming parser frees each document when it is done with it."""
+"""pyfn.framenet.xml: the shared streaming parser frees each document when it is done with it; the
+DTD byte check finds what two substring searches find."""
 
 from __future__ import annotations
 
-from pyfn.framenet.xml import NS, iterparse
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pyfn.framenet import xml
+from pyfn.framenet.xml import NS, declares_dtd, iterparse
 
 DOC = (b'<?xml version="1.0"?><lexUnit xmlns="http://framenet.icsi.berkeley.edu" ID="1">'
        b'<header><frame><FE name="A" type="Core"/></frame></header><valences><FERealization total="1"/></valences>'
@@ -23,3 +28,21 @@ def test_the_tree_is_emptied_when_the_stream_ends_or_is_left():
     assert len(root) > 0
     stream.close()  # a reader that stops early (read_frame returns from inside the loop)
     assert len(root) == 0
+
+
+_PIECES = st.sampled_from([b"<", b"!", b"<!", b"<!DOCTYPE", b"<!ENTITY", b"DOCTYPE", b"<!DOCTYP", b"ENTITY",
+                           b"<!--", b"a", b"\xe2\x80\x99", b"!" * 70])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map(b"".join))
+def test_declares_dtd_is_the_two_substring_searches(data):
+    assert declares_dtd(data) == (b"<!DOCTYPE" in data or b"<!ENTITY" in data)
+
+
+def test_declares_dtd_after_many_bangs(monkeypatch):
+    # past the bangs looked at one by one, the rest is searched whole, from the last one looked at
+    monkeypatch.setattr(xml, "_BANGS_LOOKED_AT", 2)
+    for data, expected in ((b"!!<!ENTITY", True), (b"!!!<!DOCTYPE x>", True), (b"a!b!<c!d", False),
+                           (b"!!<!DOCTYPE", True), (b"!<!", False), (b"<!!!<!ENTITY", True)):
+        assert declares_dtd(data) is expected, data
