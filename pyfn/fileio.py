@@ -83,15 +83,16 @@ def _remove(tmp: str) -> None:
         pass
 
 
-def write_lines(path: Path, lines: Iterable[str]) -> str:
-    """Write ``lines`` (each without its newline) atomically, one per line, UTF-8; returns the
-    file's sha256 hex digest, or "" for a scratch part (:func:`scratch_files`): the process that
-    copies it into the final file hashes that file (600 MB of parts for FN 1.5 in six formats)."""
+def write_lines(path: Path, lines: Iterable[str] | Iterable[bytes]) -> str:
+    """Write ``lines`` (each without its newline; strings, or bytes already in UTF-8) atomically, one
+    per line, UTF-8; returns the file's sha256 hex digest, or "" for a scratch part
+    (:func:`scratch_files`): the process that copies it into the final file hashes that file (600 MB
+    of parts for FN 1.5 in six formats)."""
     digest = hashlib.sha256() if _SYNC else None
     lines = iter(lines)
     with atomic_writer(path, "wb") as handle:
         while batch := list(islice(lines, 2048)):
-            data = ("\n".join(batch) + "\n").encode("utf-8")
+            data = b"\n".join(batch) + b"\n" if isinstance(batch[0], bytes) else ("\n".join(batch) + "\n").encode()
             if digest is not None:
                 digest.update(data)
             handle.write(data)

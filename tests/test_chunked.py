@@ -111,7 +111,7 @@ def test_a_line_break_in_a_sentence_is_refused_naming_the_sentence(tmp_path):
     lines = list(result.splits["train"].lines)
     bad = json.loads(lines[-1])
     bad["sentence"]["text"] = bad["sentence"]["text"].replace(" ", "\n", 1)  # same offsets, one line break
-    lines[-1] = json.dumps(bad)
+    lines[-1] = json.dumps(bad).encode()
     with pytest.raises(PyfnError, match=rf"sentence \[{bad['sentence']['id']}\] .* contains a CR or LF"):
         write_splits(tmp_path, [SplitLines("train", lines, result.splits["train"].starts)], ("conllx",),
                      FormatOptions(), jobs=2, chunk_sets=5)
@@ -123,7 +123,7 @@ def test_writing_in_process_leaves_the_cyclic_collector_as_it_was(tmp_path, fail
     _, result = _built()
     lines = list(result.splits["dev"].lines)
     if fail:
-        lines[0] = lines[0].replace('"frame":"', '"frame":"\\t', 1)  # a TAB SEMAFOR cannot hold
+        lines[0] = lines[0].replace(b'"frame":"', b'"frame":"\\t', 1)  # a TAB SEMAFOR cannot hold
     assert gc.isenabled()
     with pytest.raises(PyfnError, match="TAB") if fail else contextlib.nullcontext():
         write_splits(tmp_path, [SplitLines("dev", lines, result.splits["dev"].starts)], ("semafor",), FormatOptions(),

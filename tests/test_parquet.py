@@ -122,7 +122,7 @@ def test_bytes_do_not_depend_on_chunks_jobs_or_zip(sample_pq, tmp_path, monkeypa
     # the same rows in one table or in chunks of any size, row groups of any size, give the same file
     sets = list(jsonl.read(sample_pq / "train.jsonl"))
     view = SplitView.of(sets)
-    lines = [jsonl.dumps(s) for s in view]
+    lines = [jsonl.dumps(s).encode() for s in view]
     starts = [i for i, n in enumerate(view.numbers) if i == 0 or view.numbers[i - 1] != n]
     monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 40)
     whole = parquet.write(tmp_path / "whole.parquet", view)

@@ -58,7 +58,7 @@ def _from_objects(data: bytes, relpath: str) -> parsed.ParsedFile:
         mask = sum(parsed.FILTER_BITS[name] for name, f in FILTERS.items() if f.removes(SetView.of(aset)))
         text = aset.sentence.text
         row = (aset.id, aset.sentence.id, aset.frame_id, aset.lu_id, mask, text.rstrip(), sentence_hash(text),
-               "#".join(f"{s}#{e}" for s, e in aset.target), aset.lu_name, aset.frame_name, jsonl.dumps(aset))
+               "#".join(f"{s}#{e}" for s, e in aset.target), aset.lu_name, aset.frame_name, jsonl.dumps(aset).encode())
         for column, value in zip(columns, row):
             column.append(value)
     return parsed.ParsedFile(relpath, result.sha256, result.sentences,

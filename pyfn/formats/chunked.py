@@ -46,10 +46,10 @@ WHOLE_SPLIT_LOSSES = frozenset({"empty_split"})
 
 @dataclass(frozen=True)
 class SplitLines:
-    """One split to write: its JSON lines in output order and the index of each sentence's first line."""
+    """One split to write: its JSON lines (UTF-8) in output order and the index of each sentence's first line."""
 
     name: str
-    lines: list[str]
+    lines: list[bytes]
     starts: Sequence[int]
 
 
@@ -58,7 +58,7 @@ class _Chunk:
     split: str
     index: int
     first: int  # the sentence number of the chunk's first sentence
-    lines: list[str]
+    lines: list[bytes]
 
 
 @dataclass

@@ -368,7 +368,7 @@ class _Placed(NamedTuple):
     file decodes the line, so that the parent holds no set (FN 1.5 FT+EX train: peak memory 1,470 MB
     when it decoded them all, 752 MB now)."""
 
-    line: str
+    line: bytes
     set_id: int
     order: tuple[int, int, int]
     status: str
@@ -381,7 +381,7 @@ class _Placed(NamedTuple):
     """The sentence's text without surrounding whitespace (the folder's sentences are counted by it)."""
 
 
-def _placed(obj: dict[str, Any], line: str) -> _Placed:
+def _placed(obj: dict[str, Any], line: bytes) -> _Placed:
     s = obj["sentence"]
     return _Placed(line, obj["id"], _sentence_order(s["id"], s["parag_no"], s["sent_no"]), obj["status"],
                    obj["source"], obj["lu_id"], obj["frame_id"], obj["frame"], s["document"], s["text"].strip())
@@ -494,7 +494,7 @@ def _write_folder(
 
 
 def write_folders(
-    release: Release, target: Path, splits: Mapping[str, Sequence[str]], *, exclude_frames: Iterable[int],
+    release: Release, target: Path, splits: Mapping[str, Sequence[bytes]], *, exclude_frames: Iterable[int],
     exclude_lus: Iterable[int], signature: str, jobs: int = 0,
 ) -> tuple[dict[str, str], dict[str, Losses], dict[str, Any]]:
     """Write ``TARGET/{split}/`` for every split (its JSON lines, in output order); return the files

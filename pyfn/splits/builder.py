@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial, reduce
-from itertools import islice
-from operator import or_
+from itertools import compress, count, islice
+from operator import itemgetter, ne, or_
 from pathlib import Path
 from typing import NamedTuple
 
@@ -67,7 +67,7 @@ class BuildOptions:
 
 
 class Record(NamedTuple):
-    """A kept annotation set: output order, hashes and JSON line.
+    """A kept annotation set: output order, hashes and JSON line (UTF-8).
 
     ``text`` is the sentence string (trailing whitespace removed) and ``order``
     pyfn 1.3's within-sentence key: with ``id`` they are the output order of
@@ -81,10 +81,11 @@ class Record(NamedTuple):
     id: int
     sent_hash: str
     set_hash: str
-    line: str
+    line: bytes
 
 
 _record = partial(tuple.__new__, Record)
+_TEXT_OF, _SET_HASH_OF, _LINE_OF = (itemgetter(Record._fields.index(f)) for f in ("text", "set_hash", "line"))
 _SET_HASH = "{}\t{}\t{}\t{}".format
 """Step 6's hash from a set's sentence hash, target spans, LU and frame names."""
 _ORDER = "{}#{}#{}".format
@@ -93,7 +94,7 @@ _ORDER = "{}#{}#{}".format
 
 @dataclass
 class SplitData:
-    """One built split: its JSON lines in output order and its counts.
+    """One built split: its JSON lines (UTF-8) in output order and its counts.
 
     ``starts`` holds the index of each sentence string's first line (the
     lines of a sentence are adjacent): a split cut there is cut between
@@ -101,7 +102,7 @@ class SplitData:
     """
 
     name: str
-    lines: list[str]
+    lines: list[bytes]
     sentences: int
     annotation_sets: int = -1
     starts: list[int] = field(default_factory=list)
@@ -375,9 +376,9 @@ def _build(
         if trace is not None:
             trace.kept(name, kept)
         if name in options.splits:
-            texts = [r.text for r in kept]
-            starts = [i for i, (text, previous) in enumerate(zip(texts, [None, *texts])) if text != previous]
-            splits[name] = SplitData(name, [r.line for r in kept], len(set(map(str.strip, texts))), starts=starts)
+            texts = list(map(_TEXT_OF, kept))
+            starts = list(compress(count(), map(ne, texts, [None, *texts])))
+            splits[name] = SplitData(name, list(map(_LINE_OF, kept)), len(set(map(str.strip, texts))), starts=starts)
     warnings = [
         f"{flag} {ident} matches no annotation set read"
         for kind, flag, idents in (
@@ -409,6 +410,8 @@ def _drop(records: list[Record], overlaps: list[tuple[str, set[str]]], ledger: C
     """The records whose sentence hash is in none of the ``overlaps`` (``(reason, hashes)``, the first
     that holds it gives the reason); the others counted in ``ledger`` (and told to ``dropped``)."""
     banned = set().union(*(hashes for _, hashes in overlaps))
+    if not banned:
+        return records
     kept = [r for r in records if r.sent_hash not in banned]
     if len(kept) < len(records):
         for record in records:
@@ -424,7 +427,10 @@ def _dedup(records: list[Record], ledger: Counter, dropped: Callable[..., None] 
            ) -> tuple[list[Record], list[dict]]:
     """Keep the lowest annotation-set ID per hash (the first read among equal IDs); list groups whose
     FE labels differ. Each set removed is told to ``dropped`` with the set it lost to."""
-    repeated = {set_hash for set_hash, n in Counter(r.set_hash for r in records).items() if n > 1}
+    counts = Counter(map(_SET_HASH_OF, records))
+    if len(counts) == len(records):
+        return records, []
+    repeated = {set_hash for set_hash, n in counts.items() if n > 1}
     kept = [r for r in records if r.set_hash not in repeated]
     first: dict[str, Record] = {}
     groups: dict[str, list[Record]] = {}
@@ -454,7 +460,7 @@ def _dedup(records: list[Record], ledger: Counter, dropped: Callable[..., None] 
     return kept, differing
 
 
-def _fe_signature(line: str) -> str:
+def _fe_signature(line: bytes) -> str:
     """:func:`~pyfn.splits.hashing.fe_signature` of the set of a JSON line, without making model objects."""
     _, _, labels = jsonl.fe_rows(line)
     return fe_rows_signature(label for label in labels if label[2] is not None and label[3] is not None)

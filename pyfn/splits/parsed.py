@@ -24,7 +24,9 @@ Layout (``FORMAT``)::
 ``dropped`` names the sets counted in ``removed`` (the id is None when the
 XML's is not an integer; a ``malformed_sentence`` or ``malformed_file`` has
 no sets to name): only :class:`~pyfn.splits.trace.Trace` reads it.
-``texts`` are sentence texts without trailing whitespace,
+``lines`` are the JSON lines in UTF-8 (bytes: the builder writes them as
+they are, and sends them to the writers' processes without encoding them
+again), ``texts`` are sentence texts without trailing whitespace,
 ``sentence_hashes`` their :func:`~pyfn.splits.hashing.sentence_hash` (one
 string object per sentence: stored once), ``spans`` the sorted target spans
 as ``s#e[#s#e...]``.
@@ -45,7 +47,7 @@ from pyfn.splits.filters import FILTERS, SetView
 from pyfn.splits.hashing import sentence_hash
 from pyfn.splits.validity import CHECKED_LAYERS, invalid_offsets
 
-FORMAT = 2
+FORMAT = 3
 """Version of the record layout."""
 FILTER_BITS = {name: 1 << i for i, name in enumerate(FILTERS)}
 """The bit of each registered filter in a set's mask."""
@@ -111,6 +113,7 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
             if removes(seen):
                 mask |= bit
         line = jsonl.encode_set(set_id, source, status, lu_id, lu_name, frame_id, frame_name, layers, sentence_json)
+        line = line.encode()
         return (set_id, sent_id, frame_id, lu_id, mask, stripped, sent_hash,
                 "#".join([f"{s}#{e}" for s, e in target]), intern(lu_name), intern(frame_name), line)
 

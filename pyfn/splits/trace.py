@@ -61,7 +61,7 @@ class Fate:
     sentence_id: int | None
     reason: str
     counterpart: dict[str, Any] | None = None
-    line: str | None = field(default=None, repr=False)
+    line: bytes | None = field(default=None, repr=False)
 
     @property
     def step(self) -> tuple[int | None, str]:
@@ -114,7 +114,7 @@ class Trace:
             elif reason == "malformed_file":
                 self._removed.append((split, record.path, None, None, reason, None, None))
 
-    def removed(self, split: str, path: str, set_id: int, sent_id: int, reason: str, line: str) -> None:
+    def removed(self, split: str, path: str, set_id: int, sent_id: int, reason: str, line: bytes) -> None:
         """A set excluded or filtered (steps 3-4)."""
         self._removed.append((split, path, set_id, sent_id, reason, line, None))
 
@@ -141,10 +141,10 @@ class Trace:
         """Every set with one of ``set_ids``, in one of ``sentence_ids`` or read from one of ``paths``,
         ordered by file, sentence and set id."""
         sets, sentences, files = set(set_ids), set(sentence_ids), set(paths)
-        needles = [str(n) for n in sets | sentences]
-        needles += ['"document":' + json.dumps(path.rsplit("/", 1)[-1], ensure_ascii=False) for path in files]
+        needles = [str(n).encode() for n in sets | sentences]
+        needles += [('"document":' + json.dumps(path.rsplit("/", 1)[-1], ensure_ascii=False)).encode() for path in files]
 
-        def wanted_line(line: str) -> AnnotationSet | None:
+        def wanted_line(line: bytes) -> AnnotationSet | None:
             if any(n in line for n in needles):
                 aset = jsonl.loads(line)
                 if aset.id in sets or aset.sentence.id in sentences or _where(aset) in files:
@@ -174,7 +174,7 @@ class Trace:
 
     def document_paths(self, doc_id: int) -> list[str]:
         """The fulltext files whose sentences carry the FrameNet document ID ``doc_id``."""
-        needle = f'"doc_id":{doc_id},'
+        needle = f'"doc_id":{doc_id},'.encode()
         found = set()
         lines = [line for *_, line, _ in self._removed if line is not None]
         for line in [*lines, *(r.line for records in self._kept.values() for r in records)]:
