@@ -7,6 +7,7 @@ what the run had staged), so the user sees one line, not a traceback per worker.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
@@ -32,6 +33,23 @@ def chunk_size(tasks: int, jobs: int) -> int:
     in 186 of 64, 2.35 s and 8.4 s), and the last message of up to 64 small tasks keeps one worker
     busy while the other has finished."""
     return max(1, min(64, tasks // (8 * jobs)))
+
+
+_M_MXFAST = 1
+"""glibc's ``mallopt`` parameter: the largest request served from a fastbin (0: none)."""
+
+
+def without_fastbins() -> bool:
+    """Turn glibc's fastbins off in this process (``mallopt(M_MXFAST, 0)``): freed small blocks are
+    merged at once instead of kept for reuse and merged in bulk later. For a process that builds and
+    frees whole XML trees: a parse worker of FN 1.5 FT+EX takes about 7 % less CPU (13.5-13.8 s
+    against 12.65-12.8 s in one process). False where there is no glibc ``mallopt`` (nothing changed)."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    return bool(mallopt(_M_MXFAST, 0))
 
 
 def _start_worker(initializer: Callable[..., None], initargs: tuple) -> None:

@@ -9,6 +9,7 @@ from pyfn.errors import PyfnError
 from pyfn.formats import jsonl
 from pyfn.framenet import open_release
 from pyfn.splits.builder import BuildOptions, build_splits
+from pyfn import workers
 from pyfn.workers import chunk_size
 from pyfn.splits.definitions import SplitDefinition
 
@@ -143,3 +144,24 @@ def test_parse_tasks_are_few_but_balanced():
     assert chunk_size(78, 2) == 4
     assert chunk_size(78, 8) == 1
     assert chunk_size(3, 2) == 1
+
+
+def test_parse_workers_turn_glibc_fastbins_off(monkeypatch):
+    """Where glibc's mallopt exists it is called with M_MXFAST 0; elsewhere nothing is changed."""
+    calls = []
+
+    class Libc:
+        def __init__(self, name):
+            self.mallopt = Mallopt()
+
+    class Mallopt:
+        argtypes = None
+
+        def __call__(self, param, value):
+            calls.append((param, value))
+            return 1
+
+    monkeypatch.setattr(workers.ctypes, "CDLL", Libc)
+    assert workers.without_fastbins() is True and calls == [(1, 0)]
+    monkeypatch.setattr(workers.ctypes, "CDLL", lambda name: object())  # no mallopt (not glibc)
+    assert workers.without_fastbins() is False and calls == [(1, 0)]

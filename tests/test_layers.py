@@ -99,7 +99,8 @@ def annotation_sets(draw) -> bytes:
         for _ in range(draw(st.integers(0, 4))):
             labels.append(draw(st.sampled_from([
                 "<label {}/>", "<x:label xmlns:x='urn:other' {}/>", "<label xmlns='' {}/>", "<!-- c -->",
-                "<?pi {}?>", "text", "<label {}><label name='inner' start='1' end='2'/></label>"])).format(
+                "<?pi {}?>", "text", "<label {}><label name='inner' start='1' end='2'/></label>",
+                "<label xmlns:y='urn:y' y:name='ns' y:start='4' y:feID='x' {}/>"])).format(
                 xml_attributes(draw, ("name", "start", "end", "itype", "feID"), _VALUES, escape=True)))
         parts.append(head + ">" + "".join(labels) + "</layer>")
         if draw(st.booleans()):
@@ -124,3 +125,18 @@ def test_a_bad_offset_after_a_pos_layer_keeps_the_pos_layer():
     for read in (layers.read_layers_py, layers.read_layers_c):
         assert read(aset, True) == (
             [], False, "PENN", (("NN", 0, 2),), "invalid literal for int() with base 10: 'x'")
+
+
+@compiled
+def test_attribute_values_with_references_and_namespaces():
+    """Character and entity references in a label's attributes, and attributes of another namespace
+    (which neither reader takes): the compiled reader reads them as lxml's ``get`` does."""
+    xml = (f'<annotationSet xmlns="{NS[1:-1]}" xmlns:y="urn:y"><layer name="FE">'
+           '<label name="a&#233;&amp;b" start="&#49;&#50;" end="1&#x33;" itype="&lt;x" feID="&#45;7"/>'
+           '<label name="" start="2" end="3" y:name="n" y:start="1" y:itype="i"/>'
+           '<label name="&#x1F600;" start="&#10;4" end="5&#9;"/></layer></annotationSet>').encode()
+    aset = etree.fromstring(xml)
+    _both(aset, True)
+    rows = layers.read_layers_c(aset, True)[0][0][2]
+    assert rows[:2] == [("aé&b", 12, 13, "<x", -7), ("", 2, 3, None, None)]
+    assert rows[2] == ("\U0001F600", 4, 5, None, None)  # normalized to spaces, then int() strips them

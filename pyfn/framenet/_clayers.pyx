@@ -8,7 +8,7 @@ elements through lxml's public C API (same contracts, same results, same errors 
   goes to the Python reader, a file with a sentence inside a sentence to the streamed one."""
 
 from libc.stdlib cimport free, realloc
-from libc.string cimport strcmp
+from libc.string cimport strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport (
     _Element, attributeValueFromNsName, elementFactory, import_lxml__etree, textOf)
@@ -78,21 +78,124 @@ cdef object _int(object value):
     return int(value)
 
 
+cdef inline bint _value(tree.xmlAttr* attr, const char** out) noexcept:
+    """The attribute's value where libxml2 holds it (True), as ``xmlGetNoNsProp`` would copy it: ""
+    without children, else the content of its one text node; False for anything else."""
+    cdef tree.xmlNode* child = attr.children
+    if child is NULL:
+        out[0] = b""
+        return True
+    if (child.next is NULL and child.content is not NULL
+            and (child.type == tree.XML_TEXT_NODE or child.type == tree.XML_CDATA_SECTION_NODE)):
+        out[0] = <const char*>child.content
+        return True
+    return False
+
+
+cdef enum:
+    _NAME, _START, _END, _ITYPE, _FE_ID, _LABEL_ATTRS
+
+
+cdef bint _label_values(tree.xmlNode* node, const char** values) noexcept:
+    """The raw values of a label's ``name``, ``start``, ``end``, ``itype`` and ``feID`` (each without
+    namespace; NULL when absent), read in one pass over its attributes; False when one is not a plain
+    text value (:func:`_value`)."""
+    cdef tree.xmlAttr* attr = node.properties
+    cdef const char* name
+    cdef int k
+    for k in range(_LABEL_ATTRS):
+        values[k] = NULL
+    while attr is not NULL:
+        if attr.ns is NULL:
+            name = <const char*>attr.name
+            if strcmp(name, b"name") == 0:
+                k = _NAME
+            elif strcmp(name, b"start") == 0:
+                k = _START
+            elif strcmp(name, b"end") == 0:
+                k = _END
+            elif strcmp(name, b"itype") == 0:
+                k = _ITYPE
+            elif strcmp(name, b"feID") == 0:
+                k = _FE_ID
+            else:
+                k = -1
+            if k >= 0 and not _value(attr, &values[k]):
+                return False
+        attr = attr.next
+    return True
+
+
+cdef bint _plain(const char* value, long long* out) noexcept:
+    """:func:`_parse` of a raw value, without making a string of it."""
+    cdef Py_ssize_t i = 0, n = strlen(value)
+    cdef long long number = 0
+    if n == 0 or n > 18:
+        return False
+    if value[0] == b'-':
+        i = 1
+        if n == 1:
+            return False
+    while i < n:
+        if value[i] < b'0' or value[i] > b'9':
+            return False
+        number = number * 10 + (value[i] - 48)
+        i += 1
+    out[0] = -number if value[0] == b'-' else number
+    return True
+
+
+cdef inline object _text(const char* value, object absent):
+    """A raw value as the string lxml makes of it; ``absent`` for NULL."""
+    if value is NULL:
+        return absent
+    return value[:strlen(value)].decode("UTF-8")
+
+
+cdef tuple _fast_row(tree.xmlNode* node, bint full):
+    """A label's row (``full``: name, start, end, itype, feID; else name, start, end) read in C, or
+    None when an attribute is not plain (not one text value, an offset or feID not ``-?[0-9]{1,18}``):
+    :func:`_label_row` then reads it as before."""
+    cdef const char* values[_LABEL_ATTRS]
+    cdef long long start = 0, end = 0, fe_id = 0
+    if not _label_values(node, values):
+        return None
+    if ((values[_START] is not NULL and not _plain(values[_START], &start))
+            or (values[_END] is not NULL and not _plain(values[_END], &end))):
+        return None
+    name = _text(values[_NAME], u"")
+    start_value = None if values[_START] is NULL else start
+    end_value = None if values[_END] is NULL else end
+    if not full:
+        return (name, start_value, end_value)
+    if values[_FE_ID] is not NULL and not _plain(values[_FE_ID], &fe_id):
+        return None
+    return (name, start_value, end_value, _text(values[_ITYPE], None), None if values[_FE_ID] is NULL else fe_id)
+
+
+cdef tuple _label_row(tree.xmlNode* node):
+    """A label's ``(name, start, end, itype, feID)``; ValueError naming it when an offset or the feID is
+    not an integer."""
+    row = _fast_row(node, True)
+    if row is not None:
+        return row
+    name = _get(node, b"name")
+    start = _get(node, b"start")
+    end = _get(node, b"end")
+    fe_id = _get(node, b"feID")
+    try:
+        return (u"" if name is None else name, _int(start), _int(end), _get(node, b"itype"), _int(fe_id))
+    except ValueError:
+        raise ValueError(f"label {name!r} has a non-integer offset or feID"
+                         f" (start={start!r} end={end!r} feID={fe_id!r})") from None
+
+
 cdef list _label_rows(tree.xmlNode* layer):
     cdef list out = []
     cdef tree.xmlNode* node = layer.children
     while node is not NULL:
         if _is(node, b"label"):
-            name = _get(node, b"name")
-            start = _get(node, b"start")
-            end = _get(node, b"end")
-            fe_id = _get(node, b"feID")
-            try:
-                out.append((u"" if name is None else name, _int(start), _int(end), _get(node, b"itype"),
-                            _int(fe_id)))
-            except ValueError:
-                raise ValueError(f"label {name!r} has a non-integer offset or feID"
-                                 f" (start={start!r} end={end!r} feID={fe_id!r})") from None
+            out.append(_label_row(node))
         node = node.next
     return out
 
@@ -103,8 +206,11 @@ cdef tuple _pos_tags(tree.xmlNode* layer):
     try:
         while node is not NULL:
             if _is(node, b"label"):
-                name = _get(node, b"name")
-                out.append((u"" if name is None else name, _int(_get(node, b"start")), _int(_get(node, b"end"))))
+                row = _fast_row(node, False)
+                if row is None:
+                    name = _get(node, b"name")
+                    row = (u"" if name is None else name, _int(_get(node, b"start")), _int(_get(node, b"end")))
+                out.append(row)
             node = node.next
     except ValueError:
         raise ValueError(f"a {_get(layer, b'name')} label has a non-integer offset") from None
