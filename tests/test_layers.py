@@ -1,5 +1,6 @@
 """The layer reader's two twins (:mod:`pyfn.framenet.layers`): the compiled one gives the Python
-one's rows and errors, on every annotation set of real FrameNet files and on random layers."""
+one's rows and errors, on every annotation set of real FrameNet files and on random layers; the JSON
+of the layers it writes in C is what :mod:`pyfn.formats.jsonl` writes of those rows."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from lxml import etree
 
 from conftest import xml_attributes
 
+from pyfn.formats import jsonl
 from pyfn.framenet import annotations, layers
 from pyfn.framenet import compiled as compiled_module
 from pyfn.framenet.xml import NS
@@ -56,6 +58,23 @@ def _both(aset: etree._Element, want_pos: bool) -> None:
     expected = layers.read_layers_py(aset, want_pos)
     assert layers.read_layers_c(aset, want_pos) == expected
     assert [type(v) for v in expected[0]] == [tuple] * len(expected[0])
+    _same_json(aset)
+
+
+def _line(rows: list, layers_json: str | None) -> str:
+    return jsonl.encode_set(1, "fulltext", "", None, "lu.v", None, "F", rows, '"sentence":{}}', layers_json)
+
+
+def _same_json(aset: etree._Element) -> str | None:
+    """The compiled reader's JSON of the layers, when it makes one, is what jsonl writes of their rows."""
+    from pyfn.framenet._clayers import layers_json  # noqa: PLC0415 - built only where a compiler was
+
+    encoded = layers_json(aset)
+    rows, _, _, _, error = layers.read_layers_py(aset, False)
+    if encoded is not None:
+        assert error is None
+        assert _line(rows, encoded) == _line(rows, None)
+    return encoded
 
 
 @compiled
@@ -140,3 +159,24 @@ def test_attribute_values_with_references_and_namespaces():
     rows = layers.read_layers_c(aset, True)[0][0][2]
     assert rows[:2] == [("aé&b", 12, 13, "<x", -7), ("", 2, 3, None, None)]
     assert rows[2] == ("\U0001F600", 4, 5, None, None)  # normalized to spaces, then int() strips them
+
+
+@compiled
+def test_layers_json_escapes_as_json_does_and_leaves_what_is_not_plain():
+    target = '<layer name="Target"><label name="Target" start="0" end="3"/></layer>'
+    head = f'<annotationSet xmlns="{NS[1:-1]}">'
+    plain = (head + target + '<layer name="FE" rank="2"><label name="a&quot;b\\c&#9;&#10;&#13;&#127;&#x85;'
+             '&#x2028;é&#x1F600;/" start="-0" end="007" itype="&lt;&amp;&gt;" feID="-12"/><label name="Ag" itype="INI"/>'
+             '<label/></layer><layer name="GF"/><layer name="PENN"><label name="x" start="0" end="1"/></layer>'
+             '<layer name="PT" rank="0"><label name="NP" start="4" end="5"/></layer></annotationSet>')
+    encoded = _same_json(etree.fromstring(plain))
+    assert encoded == ('{"name":"Target","rank":1,"labels":[["Target",0,3,null,null]]},{"name":"FE","rank":2,'
+                       '"labels":[["a\\"b\\\\c\\t\\n\\r\x7f\x85\u2028é\U0001F600/",0,7,"<&>",-12],["Ag",null,null,"INI",null],'
+                       '["",null,null,null,null]]},{"name":"GF","rank":1,"labels":[]},'
+                       '{"name":"PT","rank":1,"labels":[["NP",4,5,null,null]]}')
+    for not_plain in ('<layer name="FE" rank="99999999999999999999"/>', '<layer name="FE"><label start=" 4"/></layer>',
+                      '<layer name="FE"><label feID="1_0"/></layer>', '<layer name="FE"><label start="x"/></layer>'):
+        assert _same_json(etree.fromstring(head + target + not_plain + "</annotationSet>")) is None, not_plain
+    for rank in ("-9223372036854775808", "9223372036854775807", "-1"):  # 64-bit bounds: written in C
+        encoded = _same_json(etree.fromstring(f'{head}{target}<layer name="FE" rank="{rank}"/></annotationSet>'))
+        assert encoded is not None and encoded.endswith(f'"rank":{rank},"labels":[]}}')

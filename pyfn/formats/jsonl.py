@@ -108,13 +108,15 @@ def encode_sentence(sent_id: int, text: str, document: str, doc_id: int | None, 
 
 
 def encode_set(set_id: int, source: str, status: str, lu_id: int | None, lu_name: str, frame_id: int | None,
-               frame_name: str, layers: Iterable[tuple[str, int, Iterable[LabelRow]]], sentence: str) -> str:
+               frame_name: str, layers: Iterable[tuple[str, int, Iterable[LabelRow]]], sentence: str,
+               layers_json: str | None = None) -> str:
     """One set's JSON line (no newline) from its fields (each None or of the type the model
     declares), its layers as ``(name, rank, labels)`` with labels as ``(name, start, end, itype,
-    fe_id)``, and its sentence's :func:`encode_sentence`."""
-    layer_items = ",".join([f'{{"name":{"null" if name is None else _quote(name)},'
-                            f'"rank":{"null" if rank is None else rank},"labels":[{_labels(labels)}]}}'
-                            for name, rank, labels in layers])
+    fe_id)`` (or ``layers_json``, what this writes of them, when the compiled reader made it), and its
+    sentence's :func:`encode_sentence`."""
+    layer_items = layers_json if layers_json is not None else ",".join([
+        f'{{"name":{"null" if name is None else _quote(name)},"rank":{"null" if rank is None else rank},'
+        f'"labels":[{_labels(labels)}]}}' for name, rank, labels in layers])
     return (
         f'{{"id":{"null" if set_id is None else set_id},"source":{"null" if source is None else _quote(source)},'
         f'"status":{"null" if status is None else _quote(status)},"lu_id":{"null" if lu_id is None else lu_id},'

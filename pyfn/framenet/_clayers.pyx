@@ -8,7 +8,7 @@ elements through lxml's public C API (same contracts, same results, same errors 
   goes to the Python reader, a file with a sentence inside a sentence to the streamed one."""
 
 from libc.stdlib cimport free, realloc
-from libc.string cimport strcmp, strlen
+from libc.string cimport memcpy, strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport (
     _Element, attributeValueFromNsName, elementFactory, import_lxml__etree, textOf)
@@ -152,10 +152,10 @@ cdef inline object _text(const char* value, object absent):
     return value[:strlen(value)].decode("UTF-8")
 
 
-cdef tuple _fast_row(tree.xmlNode* node, bint full):
-    """A label's row (``full``: name, start, end, itype, feID; else name, start, end) read in C, or
-    None when an attribute is not plain (not one text value, an offset or feID not ``-?[0-9]{1,18}``):
-    :func:`_label_row` then reads it as before."""
+cdef tuple _fast_row(tree.xmlNode* node, bint full, _Buffer* out):
+    """A label's row (``full``: name, start, end, itype, feID; else name, start, end) read in C, its
+    JSON added to ``out`` (unless NULL), or None when an attribute is not plain (not one text value, an
+    offset or feID not ``-?[0-9]{1,18}``): :func:`_label_row` then reads it as before."""
     cdef const char* values[_LABEL_ATTRS]
     cdef long long start = 0, end = 0, fe_id = 0
     if not _label_values(node, values):
@@ -170,15 +170,147 @@ cdef tuple _fast_row(tree.xmlNode* node, bint full):
         return (name, start_value, end_value)
     if values[_FE_ID] is not NULL and not _plain(values[_FE_ID], &fe_id):
         return None
+    if out is not NULL:
+        _put_label(out, values, start, end, fe_id)
     return (name, start_value, end_value, _text(values[_ITYPE], None), None if values[_FE_ID] is NULL else fe_id)
 
 
-cdef tuple _label_row(tree.xmlNode* node):
-    """A label's ``(name, start, end, itype, feID)``; ValueError naming it when an offset or the feID is
-    not an integer."""
-    row = _fast_row(node, True)
+cdef struct _Buffer:
+    char* data
+    Py_ssize_t size
+    Py_ssize_t used
+
+
+cdef _Buffer _JSON
+"""The layers' JSON being written (:func:`_layers_of`; reused, never freed)."""
+
+
+cdef int _room(_Buffer* out, Py_ssize_t more) except -1:
+    cdef Py_ssize_t size
+    cdef char* grown
+    if out.used + more <= out.size:
+        return 0
+    size = max(out.used + more, 2 * out.size + 4096)
+    grown = <char*>realloc(out.data, size)
+    if grown is NULL:
+        raise MemoryError()
+    out.data, out.size = grown, size
+    return 0
+
+
+cdef int _put(_Buffer* out, const char* text) except -1:
+    cdef Py_ssize_t n = strlen(text)
+    _room(out, n)
+    memcpy(out.data + out.used, text, n)
+    out.used += n
+    return 0
+
+
+cdef int _put_int(_Buffer* out, long long value) except -1:
+    """``value`` in decimal, as ``str(int)`` writes it."""
+    cdef char digits[20]
+    cdef int n = 0
+    cdef unsigned long long rest = <unsigned long long>value
+    if value < 0:
+        rest = 0 - rest  # modulo 2**64: the magnitude, even of the most negative value
+    _room(out, 21)
+    if value < 0:
+        out.data[out.used] = b'-'
+        out.used += 1
+    while True:
+        digits[n] = <char>(48 + rest % 10)
+        n += 1
+        rest //= 10
+        if rest == 0:
+            break
+    while n > 0:
+        n -= 1
+        out.data[out.used] = digits[n]
+        out.used += 1
+    return 0
+
+
+cdef const char* _HEX = b"0123456789abcdef"
+
+
+cdef int _put_string(_Buffer* out, const char* text) except -1:
+    """``text`` (UTF-8) as a JSON string, escaped as ``json.encoder.encode_basestring`` escapes (what
+    :mod:`pyfn.formats.jsonl` writes: non-ASCII kept, control characters escaped)."""
+    cdef Py_ssize_t n = strlen(text), i
+    cdef unsigned char c
+    cdef char* at
+    _room(out, 6 * n + 2)
+    at = out.data + out.used
+    at[0] = b'"'
+    at += 1
+    for i in range(n):
+        c = <unsigned char>text[i]
+        if c >= 0x20 and c != 0x22 and c != 0x5c:
+            at[0] = <char>c
+            at += 1
+            continue
+        at[0] = b'\\'
+        if c == 0x22 or c == 0x5c:
+            at[1] = <char>c
+        elif c == 0x0a:
+            at[1] = b'n'
+        elif c == 0x0d:
+            at[1] = b'r'
+        elif c == 0x09:
+            at[1] = b't'
+        elif c == 0x08:
+            at[1] = b'b'
+        elif c == 0x0c:
+            at[1] = b'f'
+        else:
+            at[1], at[2], at[3], at[4], at[5] = b'u', b'0', b'0', _HEX[c >> 4], _HEX[c & 15]
+            at += 4
+        at += 2
+    at[0] = b'"'
+    out.used = at + 1 - out.data
+    return 0
+
+
+cdef int _put_label(_Buffer* out, const char** values, long long start, long long end,
+                    long long fe_id) except -1:
+    """A label's JSON ``[name,start,end,itype,feID]`` from its raw values (see :func:`_fast_row`)."""
+    if values[_NAME] is NULL:
+        _put(out, b'["",')
+    else:
+        _put(out, b"[")
+        _put_string(out, values[_NAME])
+        _put(out, b",")
+    if values[_START] is NULL:
+        _put(out, b"null")
+    else:
+        _put_int(out, start)
+    _put(out, b",")
+    if values[_END] is NULL:
+        _put(out, b"null")
+    else:
+        _put_int(out, end)
+    _put(out, b",")
+    if values[_ITYPE] is NULL:
+        _put(out, b"null")
+    else:
+        _put_string(out, values[_ITYPE])
+    _put(out, b",")
+    if values[_FE_ID] is NULL:
+        _put(out, b"null]")
+    else:
+        _put_int(out, fe_id)
+        _put(out, b"]")
+    return 0
+
+
+cdef tuple _label_row(tree.xmlNode* node, _Buffer* out, bint* plain):
+    """A label's ``(name, start, end, itype, feID)``, its JSON added to ``out`` while ``plain`` (cleared
+    for a label :func:`_fast_row` leaves); ValueError naming it when an offset or the feID is not an
+    integer."""
+    row = _fast_row(node, True, out if plain[0] else NULL)
     if row is not None:
         return row
+    plain[0] = False
     name = _get(node, b"name")
     start = _get(node, b"start")
     end = _get(node, b"end")
@@ -190,14 +322,17 @@ cdef tuple _label_row(tree.xmlNode* node):
                          f" (start={start!r} end={end!r} feID={fe_id!r})") from None
 
 
-cdef list _label_rows(tree.xmlNode* layer):
-    cdef list out = []
+cdef list _label_rows(tree.xmlNode* layer, _Buffer* out, bint* plain):
+    """The rows of a layer's labels, their JSON (comma-separated) added to ``out`` while ``plain``."""
+    cdef list rows = []
     cdef tree.xmlNode* node = layer.children
     while node is not NULL:
         if _is(node, b"label"):
-            out.append(_label_row(node))
+            if rows and plain[0]:
+                _put(out, b",")
+            rows.append(_label_row(node, out, plain))
         node = node.next
-    return out
+    return rows
 
 
 cdef tuple _pos_tags(tree.xmlNode* layer):
@@ -206,7 +341,7 @@ cdef tuple _pos_tags(tree.xmlNode* layer):
     try:
         while node is not NULL:
             if _is(node, b"label"):
-                row = _fast_row(node, False)
+                row = _fast_row(node, False, NULL)
                 if row is None:
                     name = _get(node, b"name")
                     row = (u"" if name is None else name, _int(_get(node, b"start")), _int(_get(node, b"end")))
@@ -219,15 +354,26 @@ cdef tuple _pos_tags(tree.xmlNode* layer):
 
 def read_layers(_Element aset not None, bint want_pos):
     """See :func:`pyfn.framenet.layers.read_layers_py`."""
-    return _layers_of(aset._c_node, want_pos)
+    return _layers_of(aset._c_node, want_pos)[:5]
+
+
+def layers_json(_Element aset not None):
+    """The JSON of the frame layers :func:`read_layers` reads, as :func:`pyfn.formats.jsonl.encode_set`
+    writes them, or None (a label not plain, a layer error): what :func:`read_sentences` gives
+    ``make_set``."""
+    return _layers_of(aset._c_node, False)[5]
 
 
 cdef tuple _layers_of(tree.xmlNode* aset, bint want_pos):
+    """:func:`read_layers`'s five values, then the frame layers' JSON (:func:`layers_json`)."""
     cdef list layers = []
     cdef tree.xmlNode* node = aset.children
     cdef bint has_target = False
+    cdef bint plain = True
+    cdef long long rank_value
     pos_layer = None
     pos = ()
+    _JSON.used = 0
     try:
         while node is not NULL:
             if _is(node, b"layer"):
@@ -236,15 +382,31 @@ cdef tuple _layers_of(tree.xmlNode* aset, bint want_pos):
                     name = u""
                 if name in _FRAME_LAYERS:
                     rank = _get(node, b"rank")
-                    layers.append((name, (_int(rank) or 1) if rank is not None else 1, _label_rows(node)))
+                    rank = (_int(rank) or 1) if rank is not None else 1
+                    if plain:
+                        try:
+                            rank_value = rank
+                        except OverflowError:
+                            plain = False
+                    if plain:
+                        name_utf8 = (<str>name).encode("utf-8")
+                        _put(&_JSON, b'{"name":' if not layers else b',{"name":')
+                        _put_string(&_JSON, name_utf8)
+                        _put(&_JSON, b',"rank":')
+                        _put_int(&_JSON, rank_value)
+                        _put(&_JSON, b',"labels":[')
+                    layers.append((name, rank, _label_rows(node, &_JSON, &plain)))
+                    if plain:
+                        _put(&_JSON, b"]}")
                     has_target = has_target or name == u"Target"
                 elif want_pos and pos_layer is None and name in _POS_LAYERS:
                     pos = _pos_tags(node)
                     pos_layer = name
             node = node.next
     except ValueError as exc:
-        return layers, has_target, pos_layer, pos, str(exc)
-    return layers, has_target, pos_layer, pos, None
+        return layers, has_target, pos_layer, pos, str(exc), None
+    return (layers, has_target, pos_layer, pos, None,
+            _JSON.data[:_JSON.used].decode("utf-8") if plain else None)
 
 
 # ------------------------------------------------------------------------------------- sentences
@@ -339,7 +501,7 @@ cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit
     child = node.children
     while child is not NULL:
         if _is(child, b"annotationSet"):
-            layers, has_target, pos_read, pos_tags, error = _layers_of(child, pos_layer is None)
+            layers, has_target, pos_read, pos_tags, error, encoded = _layers_of(child, pos_layer is None)
             if pos_read is not None:
                 pos_layer, pos = pos_read, pos_tags
             if error is not None:
@@ -361,7 +523,7 @@ cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit
                 seen.add(set_id)
                 status = _get(child, b"status")
                 sets.append((set_id, u"" if status is None else status, lu_id, lu_name, frame_id, frame_name,
-                             layers, _get(child, b"ID")))
+                             layers, encoded, _get(child, b"ID")))
             elif (_get(child, b"frameName") is not None or _get(child, b"luName") is not None
                   or _fe_labelled(layers)):
                 return 0
@@ -383,10 +545,11 @@ cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit
     result.sentences += 1
     source = _SOURCES[lexunit is not None]
     found = result.sets
-    for set_id, status, lu_id, lu_name, frame_id, frame_name, layers, id_attr in sets:
+    for set_id, status, lu_id, lu_name, frame_id, frame_name, layers, encoded, id_attr in sets:
         set_ids[set_id] = sent_id
         try:
-            found.append(make_set(sentence, set_id, status, lu_id, lu_name, frame_id, frame_name, layers, source))
+            found.append(make_set(sentence, set_id, status, lu_id, lu_name, frame_id, frame_name, layers, source,
+                                  encoded))
         except PyfnError as exc:
             aset_where = f"{where} annotationSet {id_attr}"
             result.problems.append(Problem(u"malformed_annotation_set", aset_where, str(exc)))

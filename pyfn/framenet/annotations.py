@@ -123,7 +123,7 @@ def _read_sentence(
                 raise PyfnError(f"{aset_where}: annotationSet ID already read in this file (sentence {first})")
             result.set_ids[set_id] = sent_id
             result.sets.append(make_set(sentence, set_id, aset.get("status", ""), lu_id, lu_name, frame_id, frame_name,
-                                        layers, "exemplar" if lexunit is not None else "fulltext"))
+                                        layers, "exemplar" if lexunit is not None else "fulltext", None))
         except PyfnError as exc:
             result.problems.append(Problem("malformed_annotation_set", aset_where, str(exc)))
 
@@ -185,10 +185,12 @@ def read_file(
     callbacks make of its sentences and annotation sets.
 
     ``make_sentence`` is called once per sentence with the fields of :class:`~pyfn.model.Sentence`,
-    in order; ``make_set(sentence, id, status, lu_id, lu_name, frame_id, frame_name, layers, source)``
-    once per annotation set, with what ``make_sentence`` returned and the set's ``Target``/``FE``/
-    ``PT``/``GF`` layers as ``(name, rank, [(name, start, end, itype, fe_id), ...])`` in document
-    order; :attr:`FileResult.sets` lists what it returns. Raises :class:`PyfnError` when the file as
+    in order; ``make_set(sentence, id, status, lu_id, lu_name, frame_id, frame_name, layers, source,
+    layers_json)`` once per annotation set, with what ``make_sentence`` returned, the set's
+    ``Target``/``FE``/``PT``/``GF`` layers as ``(name, rank, [(name, start, end, itype, fe_id), ...])``
+    in document order and, when the compiled reader made it, their JSON as
+    :func:`pyfn.formats.jsonl.encode_set` writes them (else None); :attr:`FileResult.sets` lists what
+    it returns. Raises :class:`PyfnError` when the file as
     a whole cannot be read (malformed XML, wrong namespace); bad sentences and sets are recorded as
     problems.
 
@@ -268,7 +270,8 @@ def read_file_streamed(
 
 
 def _annotation_set(sentence: Sentence, set_id: int, status: str, lu_id: int | None, lu_name: str,
-                    frame_id: int | None, frame_name: str, layers: list[LayerRows], source: str) -> AnnotationSet:
+                    frame_id: int | None, frame_name: str, layers: list[LayerRows], source: str,
+                    layers_json: str | None) -> AnnotationSet:
     return AnnotationSet(
         id=set_id,
         sentence=sentence,

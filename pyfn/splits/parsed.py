@@ -97,7 +97,7 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
 
     def annotation_set(sent: tuple[int, str, str, str, str], set_id: int, status: str, lu_id: int | None,
                        lu_name: str, frame_id: int | None, frame_name: str, layers: list[LayerRows],
-                       source: str) -> tuple:
+                       source: str, layers_json: str | None) -> tuple:
         sent_id, text, stripped, sent_hash, sentence_json = sent
         reason = invalid_offsets(text, [(row[1], row[2]) for name, _, rows in layers if name in CHECKED_LAYERS
                                         for row in rows])
@@ -112,7 +112,8 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
         for bit, removes in filters:
             if removes(seen):
                 mask |= bit
-        line = jsonl.encode_set(set_id, source, status, lu_id, lu_name, frame_id, frame_name, layers, sentence_json)
+        line = jsonl.encode_set(set_id, source, status, lu_id, lu_name, frame_id, frame_name, layers, sentence_json,
+                                layers_json)
         line = line.encode()
         return (set_id, sent_id, frame_id, lu_id, mask, stripped, sent_hash,
                 "#".join([f"{s}#{e}" for s, e in target]), intern(lu_name), intern(frame_name), line)
