@@ -180,3 +180,21 @@ def test_layers_json_escapes_as_json_does_and_leaves_what_is_not_plain():
     for rank in ("-9223372036854775808", "9223372036854775807", "-1"):  # 64-bit bounds: written in C
         encoded = _same_json(etree.fromstring(f'{head}{target}<layer name="FE" rank="{rank}"/></annotationSet>'))
         assert encoded is not None and encoded.endswith(f'"rank":{rank},"labels":[]}}')
+
+
+@compiled
+def test_values_beyond_64_bits_and_entity_references_are_read_by_lxml():
+    """19 digits may not fit a long long: left to lxml's get and int. Attributes of a tree parsed
+    elsewhere with its DTD's entities unresolved read as lxml reads them."""
+    head = f'<annotationSet xmlns="{NS[1:-1]}">'
+    for value in ("9" * 19, "-" + "9" * 19, "9223372036854775808"):
+        aset = etree.fromstring(f'{head}<layer name="FE"><label name="A" start="{value}" end="1" feID="{value}"/>'
+                                '</layer></annotationSet>')
+        _both(aset, True)
+        assert layers.read_layers_c(aset, True)[0][0][2] == [("A", int(value), 1, None, int(value))]
+        assert _same_json(aset) is None
+    dtd = ('<!DOCTYPE annotationSet [<!ENTITY e "5">]>' + head + '<layer name="FE">'
+           '<label name="x&e;" start="&e;" end="6" itype="&e;"/></layer></annotationSet>')
+    aset = etree.fromstring(dtd.encode(), etree.XMLParser(resolve_entities=False))
+    _both(aset, True)
+    assert layers.read_layers_c(aset, True)[0][0][2] == [("x5", 5, 6, "5", None)]

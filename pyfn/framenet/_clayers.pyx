@@ -8,6 +8,7 @@ elements through lxml's public C API (same contracts, same results, same errors 
   goes to the Python reader, a file with a sentence inside a sentence to the streamed one."""
 
 from libc.stdlib cimport free, realloc
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize
 from libc.string cimport memcpy, strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport (
@@ -41,31 +42,34 @@ cdef inline object _get(tree.xmlNode* node, const char* name):
     return attributeValueFromNsName(node, NULL, <const unsigned char*>name)
 
 
-cdef bint _parse(object value, long long* out):
-    """True, with the integer in ``out``, when ``value`` is a string of ASCII ``-?[0-9]+`` of at most 18
-    characters (it fits a ``long long``)."""
-    cdef Py_ssize_t i = 0, n
+cdef bint _plain(const char* value, Py_ssize_t n, long long* out) noexcept:
+    """True, with the integer in ``out``, when the ``n`` bytes at ``value`` are ASCII ``-?[0-9]+`` of at
+    most 18 characters (it fits a ``long long``)."""
+    cdef Py_ssize_t i = 0
     cdef long long number = 0
-    cdef long long digit
-    cdef unicode text
-    if value is None:
-        return False
-    text = <unicode>value
-    n = len(text)
     if n == 0 or n > 18:
         return False
-    if text[0] == u'-':
+    if value[0] == b'-':
         i = 1
         if n == 1:
             return False
     while i < n:
-        digit = <long long>text[i] - 48
-        if digit < 0 or digit > 9:
+        if value[i] < b'0' or value[i] > b'9':
             return False
-        number = number * 10 + digit
+        number = number * 10 + (value[i] - 48)
         i += 1
-    out[0] = -number if text[0] == u'-' else number
+    out[0] = -number if value[0] == b'-' else number
     return True
+
+
+cdef bint _parse(object value, long long* out) except -1:
+    """:func:`_plain` of a string (its UTF-8), False for None."""
+    cdef Py_ssize_t n
+    cdef const char* data
+    if value is None:
+        return False
+    data = PyUnicode_AsUTF8AndSize(value, &n)
+    return _plain(data, n, out)
 
 
 cdef object _int(object value):
@@ -80,7 +84,8 @@ cdef object _int(object value):
 
 cdef inline bint _value(tree.xmlAttr* attr, const char** out) noexcept:
     """The attribute's value where libxml2 holds it (True), as ``xmlGetNoNsProp`` would copy it: ""
-    without children, else the content of its one text node; False for anything else."""
+    without children, else the content of its one text node; False for anything else (never seen
+    in trees lxml builds, which substitute entities into the text: ``xmlGetNoNsProp`` then joins)."""
     cdef tree.xmlNode* child = attr.children
     if child is NULL:
         out[0] = b""
@@ -126,25 +131,6 @@ cdef bint _label_values(tree.xmlNode* node, const char** values) noexcept:
     return True
 
 
-cdef bint _plain(const char* value, long long* out) noexcept:
-    """:func:`_parse` of a raw value, without making a string of it."""
-    cdef Py_ssize_t i = 0, n = strlen(value)
-    cdef long long number = 0
-    if n == 0 or n > 18:
-        return False
-    if value[0] == b'-':
-        i = 1
-        if n == 1:
-            return False
-    while i < n:
-        if value[i] < b'0' or value[i] > b'9':
-            return False
-        number = number * 10 + (value[i] - 48)
-        i += 1
-    out[0] = -number if value[0] == b'-' else number
-    return True
-
-
 cdef inline object _text(const char* value, object absent):
     """A raw value as the string lxml makes of it; ``absent`` for NULL."""
     if value is NULL:
@@ -160,15 +146,15 @@ cdef tuple _fast_row(tree.xmlNode* node, bint full, _Buffer* out):
     cdef long long start = 0, end = 0, fe_id = 0
     if not _label_values(node, values):
         return None
-    if ((values[_START] is not NULL and not _plain(values[_START], &start))
-            or (values[_END] is not NULL and not _plain(values[_END], &end))):
+    if ((values[_START] is not NULL and not _plain(values[_START], strlen(values[_START]), &start))
+            or (values[_END] is not NULL and not _plain(values[_END], strlen(values[_END]), &end))):
         return None
     name = _text(values[_NAME], u"")
     start_value = None if values[_START] is NULL else start
     end_value = None if values[_END] is NULL else end
     if not full:
         return (name, start_value, end_value)
-    if values[_FE_ID] is not NULL and not _plain(values[_FE_ID], &fe_id):
+    if values[_FE_ID] is not NULL and not _plain(values[_FE_ID], strlen(values[_FE_ID]), &fe_id):
         return None
     if out is not NULL:
         _put_label(out, values, start, end, fe_id)
@@ -271,36 +257,33 @@ cdef int _put_string(_Buffer* out, const char* text) except -1:
     return 0
 
 
+cdef const char* _NO_TEXT = b""
+
+
+cdef int _put_int_or_null(_Buffer* out, const char* raw, long long value) except -1:
+    """``value``, or ``null`` for an absent attribute (``raw`` NULL)."""
+    if raw is NULL:
+        return _put(out, b"null")
+    return _put_int(out, value)
+
+
 cdef int _put_label(_Buffer* out, const char** values, long long start, long long end,
                     long long fe_id) except -1:
     """A label's JSON ``[name,start,end,itype,feID]`` from its raw values (see :func:`_fast_row`)."""
-    if values[_NAME] is NULL:
-        _put(out, b'["",')
-    else:
-        _put(out, b"[")
-        _put_string(out, values[_NAME])
-        _put(out, b",")
-    if values[_START] is NULL:
-        _put(out, b"null")
-    else:
-        _put_int(out, start)
+    _put(out, b"[")
+    _put_string(out, _NO_TEXT if values[_NAME] is NULL else values[_NAME])
     _put(out, b",")
-    if values[_END] is NULL:
-        _put(out, b"null")
-    else:
-        _put_int(out, end)
+    _put_int_or_null(out, values[_START], start)
+    _put(out, b",")
+    _put_int_or_null(out, values[_END], end)
     _put(out, b",")
     if values[_ITYPE] is NULL:
         _put(out, b"null")
     else:
         _put_string(out, values[_ITYPE])
     _put(out, b",")
-    if values[_FE_ID] is NULL:
-        _put(out, b"null]")
-    else:
-        _put_int(out, fe_id)
-        _put(out, b"]")
-    return 0
+    _put_int_or_null(out, values[_FE_ID], fe_id)
+    return _put(out, b"]")
 
 
 cdef tuple _label_row(tree.xmlNode* node, _Buffer* out, bint* plain):
