@@ -12,8 +12,12 @@ import multiprocessing
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
+from itertools import takewhile
+from typing import Any
 from contextlib import contextmanager
+from functools import partial
 from multiprocessing.pool import Pool
 
 
@@ -52,22 +56,69 @@ def without_fastbins() -> bool:
     return bool(mallopt(_M_MXFAST, 0))
 
 
-def _start_worker(initializer: Callable[..., None], initargs: tuple) -> None:
+_STOP: list[Any] = [None]
+"""In a worker process: its pool's ``stop_tasks`` event (:func:`process_pool`)."""
+
+
+def _start_worker(initializer: Callable[..., None], initargs: tuple, stop: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _STOP[0] = stop
     initializer(*initargs)
 
 
+def _unless_stopped(func: Callable[[Any], Any], item: Any) -> Any:
+    """``func(item)`` in a worker, or None once its pool's tasks were stopped (:func:`imap`)."""
+    return None if _STOP[0].is_set() else func(item)
+
+
 def process_pool(jobs: int, initializer: Callable[..., None], initargs: tuple) -> Pool:
-    """A pool of ``jobs`` worker processes, each set up by ``initializer(*initargs)`` and deaf to Ctrl-C."""
+    """A pool of ``jobs`` worker processes, each set up by ``initializer(*initargs)`` and deaf to Ctrl-C;
+    its ``stop_tasks`` event makes the tasks :func:`imap` handed over return at once."""
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    stop = context.Event()
     main = threading.current_thread() is threading.main_thread()  # only the main thread may set handlers
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None  # forked workers start deaf
     try:
-        return multiprocessing.get_context(method).Pool(jobs, initializer=_start_worker,
-                                                        initargs=(initializer, initargs))
+        pool = context.Pool(jobs, initializer=_start_worker, initargs=(initializer, initargs, stop))
     finally:
         if main:
             signal.signal(signal.SIGINT, previous)
+    pool.stop_tasks = stop  # type: ignore[attr-defined]
+    return pool
+
+
+DRAIN_SECONDS = 600
+"""How long :func:`imap` waits for the tasks already handed to the workers when its reader stops."""
+
+
+def imap(pool: Pool, func: Callable[[Any], Any], items: Iterable[Any], chunksize: int = 1) -> Iterator[Any]:
+    """``pool.imap(func, items, chunksize)`` of a :func:`process_pool` that can be left early (an error,
+    Ctrl-C): once the reader stops, no more items are handed over, the tasks already handed return at
+    once unless begun (``stop_tasks``), and their results are read (and dropped) before the pool may
+    be terminated.
+
+    ``Pool.terminate`` while a worker is still on a task can hang for ever: the pool's result reader
+    stops when told to terminate, the worker then sends a result larger than the pipe holds and
+    blocks holding the queue's write lock, and ``terminate`` waits for that lock to send its own
+    sentinel (seen in a ``--strict`` build that failed on its first file)."""
+    stop = pool.stop_tasks  # type: ignore[attr-defined]
+    results = pool.imap(partial(_unless_stopped, func), takewhile(lambda _: not stop.is_set(), items), chunksize)
+    finished = False
+    try:
+        yield from results
+        finished = True
+    finally:
+        if not finished:
+            stop.set()
+            deadline = time.monotonic() + DRAIN_SECONDS
+            while True:
+                try:
+                    results.next(timeout=max(0.0, deadline - time.monotonic()))
+                except (StopIteration, multiprocessing.TimeoutError):
+                    break
+                except Exception:  # noqa: BLE001, S112 - a task's own error: its reader has stopped already
+                    continue
 
 
 @contextmanager
@@ -80,4 +131,4 @@ def mapper(jobs: int, initializer: Callable[..., None], initargs: tuple,
         yield lambda func, items: map(func, items)
         return
     with process_pool(jobs, initializer, initargs) as pool:
-        yield lambda func, items: pool.imap(func, items, chunksize=chunksize)
+        yield lambda func, items: imap(pool, func, items, chunksize=chunksize)

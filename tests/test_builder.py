@@ -1,6 +1,7 @@
 """The split builder on small crafted releases: ledger, overlap, dedup rule, filters on train only."""
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,25 @@ def test_parse_workers_turn_glibc_fastbins_off(monkeypatch):
     assert workers.without_fastbins() is True and calls == [(1, 0)]
     monkeypatch.setattr(workers.ctypes, "CDLL", lambda name: object())  # no mallopt (not glibc)
     assert workers.without_fastbins() is False and calls == [(1, 0)]
+
+
+def _slow_task(item: tuple[str, int]) -> bytes:
+    """Marks its start, takes a while, marks its end; a result larger than a pipe holds."""
+    folder, number = item
+    (Path(folder) / f"{number}.start").touch()
+    time.sleep(0.2)
+    (Path(folder) / f"{number}.end").touch()
+    return b"x" * (1 << 20)
+
+
+def test_leaving_a_pool_early_waits_for_the_tasks_in_hand(tmp_path):
+    """A reader that stops (here an error after the first result) hands no more tasks and reads what the
+    workers are doing before the pool is terminated: terminating a worker that is still on a task can
+    hang for ever (it blocks sending its large result, holding the queue's lock that terminate needs)."""
+    with pytest.raises(RuntimeError, match="stop"):
+        with workers.process_pool(2, lambda: None, ()) as pool:
+            for _ in workers.imap(pool, _slow_task, [(str(tmp_path), n) for n in range(50)]):
+                raise RuntimeError("stop")
+    started = {p.stem for p in tmp_path.glob("*.start")}
+    assert started == {p.stem for p in tmp_path.glob("*.end")}  # none cut short
+    assert 2 <= len(started) < 20  # those begun before the reader stopped; the others returned at once

@@ -35,7 +35,7 @@ from pyfn.fileio import atomic_writer, scratch_files, write_lines
 from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
 from pyfn.formats.registry import FormatOptions, cuttable, joiner, loss_counts, write_split
-from pyfn.workers import job_count, process_pool
+from pyfn.workers import imap, job_count, process_pool
 
 CHUNK_SETS = 4000
 """Annotation sets per chunk (a chunk ends at the first sentence boundary past it)."""
@@ -215,7 +215,7 @@ def write_splits(
                 _init_worker(target, tos, formats, several)
                 done: Iterable[_Done] = map(_write_chunk, chunks())
             else:
-                done = pool.imap(_write_chunk, chunks())
+                done = imap(pool, _write_chunk, chunks())
             for result in progress(done, total):
                 for name in result.names:
                     appender.append(name, result.folder / name)

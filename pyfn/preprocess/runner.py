@@ -28,7 +28,7 @@ from pyfn.preprocess.base import (
     single_tree,
 )
 from pyfn.preprocess.cache import ParseCache, cache_key, default_cache_dir
-from pyfn.workers import process_pool
+from pyfn.workers import imap, process_pool
 
 Words = Sequence[str]
 
@@ -147,7 +147,7 @@ def _compute(backend: Preprocessor, sentences: Sequence[Words], options: Preproc
     _WORKER["backend"] = backend
     try:
         with process_pool(jobs, _init_worker, (options.tool, options.backend_options())) as pool:
-            for analyses in pool.imap(_analyse_batch, batches):
+            for analyses in imap(pool, _analyse_batch, batches):
                 out.extend(analyses)
                 progress(len(analyses))
     finally:

@@ -33,7 +33,7 @@ from pyfn.splits.definitions import SplitDefinition
 from pyfn.splits.filters import get_filters
 from pyfn.splits.hashing import fe_rows_signature
 from pyfn.splits.trace import Trace
-from pyfn.workers import chunk_size, job_count, process_pool, without_fastbins
+from pyfn.workers import chunk_size, imap, job_count, process_pool, without_fastbins
 
 SPLITS = ("train", "dev", "test")
 DEDUP_RULE = "lowest annotation-set ID kept"
@@ -204,7 +204,7 @@ def _run(files: Sequence[str], release: Release, jobs: int) -> Iterator[tuple[by
         yield from map(_parse, files)
         return
     with process_pool(jobs, _init_worker, (release, True)) as pool:
-        yield from pool.imap(_parse, files, chunksize=chunk_size(len(files), jobs))
+        yield from imap(pool, _parse, files, chunksize=chunk_size(len(files), jobs))
 
 
 def _records(
