@@ -14,7 +14,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from itertools import takewhile
+from itertools import islice, takewhile
 from typing import Any
 from contextlib import contextmanager
 from functools import partial
@@ -66,9 +66,16 @@ def _start_worker(initializer: Callable[..., None], initargs: tuple, stop: Any) 
     initializer(*initargs)
 
 
-def _unless_stopped(func: Callable[[Any], Any], item: Any) -> Any:
-    """``func(item)`` in a worker, or None once its pool's tasks were stopped (:func:`imap`)."""
-    return None if _STOP[0].is_set() else func(item)
+def _unless_stopped(func: Callable[[Any], Any], chunk: list[Any]) -> list[Any] | None:
+    """``func`` of each item of ``chunk`` in a worker, or None once its pool's tasks were stopped
+    (:func:`imap`)."""
+    return None if _STOP[0].is_set() else [func(item) for item in chunk]
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
 
 
 def process_pool(jobs: int, initializer: Callable[..., None], initargs: tuple) -> Pool:
@@ -103,18 +110,20 @@ def imap(pool: Pool, func: Callable[[Any], Any], items: Iterable[Any], chunksize
     blocks holding the queue's write lock, and ``terminate`` waits for that lock to send its own
     sentinel (seen in a ``--strict`` build that failed on its first file)."""
     stop = pool.stop_tasks  # type: ignore[attr-defined]
-    results = pool.imap(partial(_unless_stopped, func), takewhile(lambda _: not stop.is_set(), items), chunksize)
+    # chunked here, not by the pool: its chunked imap is a generator without next(timeout)
+    results = pool.imap(partial(_unless_stopped, func), takewhile(lambda _: not stop.is_set(), _chunks(items, chunksize)))
     finished = False
     try:
-        yield from results
+        for chunk in results:
+            yield from chunk
         finished = True
     finally:
         if not finished:
             stop.set()
             deadline = time.monotonic() + DRAIN_SECONDS
-            while True:
+            while (left := deadline - time.monotonic()) > 0:
                 try:
-                    results.next(timeout=max(0.0, deadline - time.monotonic()))
+                    results.next(timeout=left)
                 except (StopIteration, multiprocessing.TimeoutError):
                     break
                 except Exception:  # noqa: BLE001, S112 - a task's own error: its reader has stopped already

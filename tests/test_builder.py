@@ -2,6 +2,7 @@
 
 import json
 import time
+from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -177,14 +178,25 @@ def _slow_task(item: tuple[str, int]) -> bytes:
     return b"x" * (1 << 20)
 
 
-def test_leaving_a_pool_early_waits_for_the_tasks_in_hand(tmp_path):
+@pytest.mark.parametrize("chunksize", [1, 3])
+def test_leaving_a_pool_early_waits_for_the_tasks_in_hand(tmp_path, chunksize):
     """A reader that stops (here an error after the first result) hands no more tasks and reads what the
     workers are doing before the pool is terminated: terminating a worker that is still on a task can
     hang for ever (it blocks sending its large result, holding the queue's lock that terminate needs)."""
     with pytest.raises(RuntimeError, match="stop"):
         with workers.process_pool(2, lambda: None, ()) as pool:
-            for _ in workers.imap(pool, _slow_task, [(str(tmp_path), n) for n in range(50)]):
+            for _ in workers.imap(pool, _slow_task, [(str(tmp_path), n) for n in range(60)], chunksize):
                 raise RuntimeError("stop")
     started = {p.stem for p in tmp_path.glob("*.start")}
     assert started == {p.stem for p in tmp_path.glob("*.end")}  # none cut short
-    assert 2 <= len(started) < 20  # those begun before the reader stopped; the others returned at once
+    assert 2 <= len(started) < 30  # those begun before the reader stopped; the others returned at once
+
+
+def test_a_reader_that_takes_every_result_then_stops_does_not_wait():
+    """The builder reads exactly as many results as files (islice), then leaves the generator."""
+    with workers.process_pool(2, lambda: None, ()) as pool:
+        results = workers.imap(pool, abs, range(-50, 0), 4)
+        assert list(islice(results, 50)) == list(range(50, 0, -1))
+        start = time.monotonic()
+        results.close()
+        assert time.monotonic() - start < 5
