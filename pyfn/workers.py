@@ -95,8 +95,10 @@ def process_pool(jobs: int, initializer: Callable[..., None], initargs: tuple) -
     return pool
 
 
-DRAIN_SECONDS = 600
-"""How long :func:`imap` waits for the tasks already handed to the workers when its reader stops."""
+DRAIN_SECONDS = 5
+"""How long :func:`imap` waits for the tasks in hand when its reader stops: long enough for pyfn's
+parse and write tasks (a second or two), short enough for Ctrl-C; a longer task is cut short by
+``terminate`` as before (the hang needs it to start sending in the moment between the two)."""
 
 
 def imap(pool: Pool, func: Callable[[Any], Any], items: Iterable[Any], chunksize: int = 1) -> Iterator[Any]:
