@@ -337,22 +337,23 @@ cdef tuple _pos_tags(tree.xmlNode* layer):
 
 def read_layers(_Element aset not None, bint want_pos):
     """See :func:`pyfn.framenet.layers.read_layers_py`."""
-    return _layers_of(aset._c_node, want_pos)[:5]
+    return _layers_of(aset._c_node, want_pos, False)[:5]
 
 
 def layers_json(_Element aset not None):
     """The JSON of the frame layers :func:`read_layers` reads, as :func:`pyfn.formats.jsonl.encode_set`
     writes them, or None (a label not plain, a layer error): what :func:`read_sentences` gives
     ``make_set``."""
-    return _layers_of(aset._c_node, False)[5]
+    return _layers_of(aset._c_node, False, True)[5]
 
 
-cdef tuple _layers_of(tree.xmlNode* aset, bint want_pos):
-    """:func:`read_layers`'s five values, then the frame layers' JSON (:func:`layers_json`)."""
+cdef tuple _layers_of(tree.xmlNode* aset, bint want_pos, bint want_json):
+    """:func:`read_layers`'s five values, then the frame layers' JSON (:func:`layers_json`; None unless
+    ``want_json``)."""
     cdef list layers = []
     cdef tree.xmlNode* node = aset.children
     cdef bint has_target = False
-    cdef bint plain = True
+    cdef bint plain = want_json
     cdef long long rank_value
     pos_layer = None
     pos = ()
@@ -484,7 +485,7 @@ cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit
     child = node.children
     while child is not NULL:
         if _is(child, b"annotationSet"):
-            layers, has_target, pos_read, pos_tags, error, encoded = _layers_of(child, pos_layer is None)
+            layers, has_target, pos_read, pos_tags, error, encoded = _layers_of(child, pos_layer is None, True)
             if pos_read is not None:
                 pos_layer, pos = pos_read, pos_tags
             if error is not None:
@@ -498,7 +499,8 @@ cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit
                     lu_name, frame_name = _get(child, b"luName"), _get(child, b"frameName")
                     lu_id = _plain_int_attr(child, b"luID", &ok)
                     frame_id = _plain_int_attr(child, b"frameID", &ok)
-                if not ok or not lu_name or not frame_name or not _parse(_get(child, b"ID"), &number):
+                id_attr = _get(child, b"ID")
+                if not ok or not lu_name or not frame_name or not _parse(id_attr, &number):
                     return 0
                 set_id = number
                 if set_id in set_ids or set_id in seen:
@@ -506,7 +508,7 @@ cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit
                 seen.add(set_id)
                 status = _get(child, b"status")
                 sets.append((set_id, u"" if status is None else status, lu_id, lu_name, frame_id, frame_name,
-                             layers, encoded, _get(child, b"ID")))
+                             layers, encoded, id_attr))
             elif (_get(child, b"frameName") is not None or _get(child, b"luName") is not None
                   or _fe_labelled(layers)):
                 return 0

@@ -113,8 +113,7 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
             if removes(seen):
                 mask |= bit
         line = jsonl.encode_set(set_id, source, status, lu_id, lu_name, frame_id, frame_name, layers, sentence_json,
-                                layers_json)
-        line = line.encode()
+                                layers_json).encode()
         return (set_id, sent_id, frame_id, lu_id, mask, stripped, sent_hash,
                 "#".join([f"{s}#{e}" for s, e in target]), intern(lu_name), intern(frame_name), line)
 
