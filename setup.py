@@ -1,14 +1,14 @@
-"""Builds the compiled twins of the annotation readers' inner loops (pyfn/framenet/_clayers.pyx); the
-rest of the package is declared in setup.cfg. Without Cython or a C compiler the extension is skipped
-and pyfn reads with the Python twins (pyfn/framenet/layers.py and annotations.py: the same output,
-slower)."""
+"""Builds the compiled twins of the annotation readers' inner loops (pyfn/framenet/_clayers.pyx) and
+the compiled JSON-line decoder (pyfn/formats/_cjsonl.pyx); the rest of the package is declared in
+setup.cfg. Without Cython or a C compiler the extensions are skipped and pyfn uses the Python twins
+(pyfn/framenet/layers.py and annotations.py, pyfn/formats/jsonl.py: the same output, slower)."""
 
 import hashlib
 from pathlib import Path
 
 from setuptools import Extension, setup
 
-SOURCE = "pyfn/framenet/_clayers.pyx"
+SOURCES = {"pyfn.framenet._clayers": "pyfn/framenet/_clayers.pyx", "pyfn.formats._cjsonl": "pyfn/formats/_cjsonl.pyx"}
 
 try:
     import lxml
@@ -18,9 +18,10 @@ except ImportError as exc:  # a build without isolation, in an environment lacki
     extensions = []
 else:
     extensions = cythonize(
-        [Extension("pyfn.framenet._clayers", [SOURCE], include_dirs=lxml.get_include(),
+        [Extension(name, [source], include_dirs=lxml.get_include(),
                    # the module knows its source: pyfn uses it only while the .pyx beside it is the same
-                   define_macros=[("PYFN_SOURCE_SHA256", f'"{hashlib.sha256(Path(SOURCE).read_bytes()).hexdigest()}"')])],
+                   define_macros=[("PYFN_SOURCE_SHA256", f'"{hashlib.sha256(Path(source).read_bytes()).hexdigest()}"')])
+         for name, source in SOURCES.items()],
         compiler_directives={"language_level": "3"},
     )
     for extension in extensions:

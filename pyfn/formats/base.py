@@ -132,15 +132,17 @@ class SplitView(Sequence[AnnotationSet]):
     """``numbers[i]`` is the sentence number of ``sets[i]``."""
 
     @classmethod
-    def of(cls, sets: Iterable[AnnotationSet], first: int = 0) -> SplitView:
+    def of(cls, sets: Iterable[AnnotationSet], first: int = 0, *, in_order: bool = False) -> SplitView:
         """The view of ``sets`` (``sets`` itself when it is one); sentences numbered from
-        ``first`` when the sets are a chunk of a split whose first ``first`` sentences come before."""
+        ``first`` when the sets are a chunk of a split whose first ``first`` sentences come before.
+        ``in_order``: the caller knows the sets are in output order (a built split's lines), which
+        are then not sorted again."""
         if isinstance(sets, SplitView):
             return sets
-        in_order = tuple(ordered(sets))
-        table = SentenceTable.of(in_order, first)
+        items = tuple(sets) if in_order else tuple(ordered(sets))
+        table = SentenceTable.of(items, first)
         numbers = table.numbers
-        return cls(in_order, table, tuple(numbers[sentence_string(s.sentence.text)] for s in in_order))
+        return cls(items, table, tuple(numbers[sentence_string(s.sentence.text)] for s in items))
 
     def __len__(self) -> int:
         return len(self.sets)

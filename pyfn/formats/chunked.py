@@ -113,7 +113,7 @@ def _write_chunk(chunk: _Chunk) -> _Done:
     tos: tuple[str, ...] = _WORKER["tos"]
     paths: list[Path] = []
     try:
-        view = SplitView.of([jsonl.loads(line) for line in chunk.lines], chunk.first)
+        view = SplitView.of([jsonl.loads(line) for line in chunk.lines], chunk.first, in_order=True)
         with scratch_files():
             if "jsonl" in tos:  # the built lines are the JSONL file
                 paths.append(folder / f"{chunk.split}.jsonl")

@@ -17,6 +17,7 @@ from typing import Any
 
 from pyfn.errors import ProblemLog, PyfnError
 from pyfn.formats.base import text_lines
+from pyfn.framenet import compiled
 from pyfn.framenet.layers import LabelRow
 from pyfn.model import AnnotationSet, Label, Layer, PosTag, Sentence
 from pyfn.splits.validity import invalid_reason
@@ -218,15 +219,42 @@ def set_from_dict(obj: dict[str, Any]) -> AnnotationSet:
 
 def fe_rows(line: str | bytes | dict[str, Any]) -> tuple[str, str, list[tuple[int, str, int | None, int | None]]]:
     """A set's frame, its LU and its FE labels as ``(rank, name, start, end)``, from a JSON line pyfn
-    wrote (or the object ``json.loads`` made of it), without making model objects (what dedup and a
-    train-only lexicon take: ``pyfn generate`` of FN 1.5 FT+EX, 10.0 -> 4.7 s)."""
+    wrote (or the object ``json.loads`` made of it): what dedup and a train-only lexicon take. A line
+    goes to the compiled decoder when there is one (its objects cost half the time of ``json``'s
+    dicts), else to ``json`` without making model objects (``pyfn generate`` of FN 1.5 FT+EX, 10.0 ->
+    4.7 s when this came in)."""
+    if isinstance(line, (str, bytes)):
+        aset = _decoded(line)
+        if aset is not None:  # the compiled decoder's set: twice as fast as json's dicts
+            return aset.frame_name, aset.lu_name, [(layer.rank, lb.name, lb.start, lb.end) for layer in aset.layers
+                                                   if layer.name == "FE" for lb in layer.labels]
     obj = json.loads(line) if isinstance(line, (str, bytes)) else line
     return obj["frame"], obj["lu"], [(layer["rank"], name, start, end) for layer in obj["layers"]
                                      if layer["name"] == "FE" for name, start, end, *_ in layer["labels"]]
 
 
+_decode = compiled.JSONL_MODULE.decode if compiled.JSONL_MODULE is not None else None
+"""The compiled decoder of lines in :func:`encode_set`'s layout (None when not used:
+:data:`pyfn.framenet.compiled.JSONL_DECODER` says why)."""
+
+
+def _decoded(line: str | bytes) -> AnnotationSet | None:
+    """The set of a line in :func:`encode_set`'s layout, by the compiled decoder; None without it or
+    for any other line (then ``json`` reads it)."""
+    if _decode is None:
+        return None
+    return _decode(line.encode("utf-8", "surrogatepass") if isinstance(line, str) else bytes(line))
+
+
 def loads(line: str | bytes, where: str = "<string>") -> AnnotationSet:
-    """Parse one JSON line into an annotation set; errors name ``where``."""
+    """Parse one JSON line into an annotation set; errors name ``where``.
+
+    A line in :func:`encode_set`'s layout is read by the compiled decoder when there is one (the same
+    objects, five times faster); any other line, and every line without it, by ``json``.
+    """
+    aset = _decoded(line) if isinstance(line, (str, bytes)) else None
+    if aset is not None:
+        return aset
     try:
         obj = json.loads(line)
         if not isinstance(obj, dict):

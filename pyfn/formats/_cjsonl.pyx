@@ -1,0 +1,351 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Compiled decoder of the JSON lines pyfn writes: :func:`decode` reads a line laid out exactly as
+:func:`pyfn.formats.jsonl.encode_set` writes it (its keys in its order, no whitespace, integers of at
+most 18 digits, strings without ``\\u`` escapes) straight into the model's objects, without the dicts and
+lists of ``json.loads``. Any other line, valid or not, gives None: :func:`pyfn.formats.jsonl.loads`
+then reads it with ``json`` as before, and so makes its errors. A line :func:`decode` accepts gives
+the objects ``json.loads`` and :func:`pyfn.formats.jsonl.set_from_dict` make of it."""
+
+from dataclasses import fields
+
+from cpython.long cimport PyLong_FromLongLong
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcmp, memcpy, strlen
+
+from pyfn.model import AnnotationSet, Label, Layer, Sentence
+
+cdef extern from *:
+    const char* PYFN_SOURCE_SHA256  # defined by setup.py: the sha256 of this file as compiled
+
+cdef extern from *:
+    """
+    static PyObject* pyfn_interned(const char* s, Py_ssize_t n) {
+        PyObject* u = PyUnicode_DecodeUTF8(s, n, "surrogatepass");
+        if (u != NULL) PyUnicode_InternInPlace(&u);
+        return u;
+    }
+    static PyObject* pyfn_alloc(PyObject* t) {
+        return ((PyTypeObject*)t)->tp_alloc((PyTypeObject*)t, 0);
+    }
+    static int pyfn_set(PyObject* descr, PyObject* obj, PyObject* value) {
+        return Py_TYPE(descr)->tp_descr_set(descr, obj, value);
+    }
+    """
+    object pyfn_interned(const char* s, Py_ssize_t n)
+    object pyfn_alloc(object cls)
+    int pyfn_set(object descr, object obj, object value) except -1
+
+SOURCE_SHA256 = PYFN_SOURCE_SHA256.decode("ascii")
+"""The sha256 of the source this module was compiled from (checked by :mod:`pyfn.framenet.compiled`)."""
+
+
+def _slots(cls: type, names: tuple) -> tuple:
+    """The slot descriptors of a frozen dataclass's fields, in ``names`` order: the objects are made
+    by setting them, as its ``__init__`` does (it does nothing else: no ``__post_init__``)."""
+    if tuple(f.name for f in fields(cls)) != names or hasattr(cls, "__post_init__"):
+        raise ImportError(f"pyfn.model.{cls.__name__} is not the class this decoder was written for")
+    return tuple(cls.__dict__[name] for name in names)
+
+
+cdef tuple _LABEL = _slots(Label, ("name", "start", "end", "itype", "fe_id"))
+cdef tuple _LAYER = _slots(Layer, ("name", "rank", "labels"))
+cdef tuple _SENTENCE = _slots(Sentence, ("id", "text", "document", "doc_id", "corpus_id", "sent_no",
+                                         "parag_no", "apos", "pos_layer", "pos"))
+cdef tuple _SET = _slots(AnnotationSet, ("id", "sentence", "status", "lu_id", "lu_name", "frame_id",
+                                         "frame_name", "layers", "source"))
+
+
+cdef object _make(object cls, tuple slots, tuple values):
+    cdef object obj = pyfn_alloc(cls)
+    cdef Py_ssize_t i
+    for i in range(len(slots)):
+        pyfn_set(slots[i], obj, values[i])
+    return obj
+
+
+cdef struct _Cursor:
+    const char* p
+    const char* end
+    bint ok
+
+
+cdef bint _lit(_Cursor* c, const char* text) noexcept:
+    """Step over ``text`` (ok stays True only when it is there)."""
+    cdef Py_ssize_t n = strlen(text)
+    if c.ok and c.end - c.p >= n and memcmp(c.p, text, n) == 0:
+        c.p += n
+        return True
+    c.ok = False
+    return False
+
+
+cdef inline bint _null(_Cursor* c) noexcept:
+    if c.end - c.p >= 4 and memcmp(c.p, b"null", 4) == 0:
+        c.p += 4
+        return True
+    return False
+
+
+cdef object _int(_Cursor* c, bint nullable):
+    """``-?(0|[1-9][0-9]*)`` of at most 18 digits (or ``null``): what ``json`` reads as that int."""
+    cdef const char* p = c.p
+    cdef const char* first
+    cdef long long value = 0
+    cdef bint negative
+    if not c.ok or (nullable and _null(c)):
+        return None
+    negative = p < c.end and p[0] == b"-"
+    if negative:
+        p += 1
+    first = p
+    while p < c.end and b"0" <= p[0] <= b"9" and p - first < 19:
+        value = value * 10 + (p[0] - 48)
+        p += 1
+    if p == first or p - first > 18 or (p - first > 1 and first[0] == b"0"):
+        c.ok = False
+        return None
+    c.p = p
+    return PyLong_FromLongLong(-value if negative else value)
+
+
+cdef inline char _unescaped(char ch) noexcept:
+    """The character of the escape ``\\ch`` (``json``'s short escapes), 0 for any other."""
+    if ch == b'"' or ch == b"\\" or ch == b"/":
+        return ch
+    if ch == b"n":
+        return b"\n"
+    if ch == b"t":
+        return b"\t"
+    if ch == b"r":
+        return b"\r"
+    if ch == b"b":
+        return b"\b"
+    if ch == b"f":
+        return b"\f"
+    return 0
+
+
+cdef object _decoded(const char* start, Py_ssize_t n, bint interned, bint escaped):
+    """The text of a string's bytes (``n`` of them from ``start``, escapes undone when ``escaped``)."""
+    cdef char* buffer
+    cdef Py_ssize_t i = 0, k = 0
+    if not escaped:
+        if interned:
+            return pyfn_interned(start, n)
+        return PyUnicode_DecodeUTF8(start, n, "surrogatepass")
+    buffer = <char*>malloc(n if n > 0 else 1)
+    if buffer == NULL:
+        raise MemoryError()
+    try:
+        while i < n:
+            if start[i] == b"\\":
+                i += 1
+                buffer[k] = _unescaped(start[i])
+            else:
+                buffer[k] = start[i]
+            i += 1
+            k += 1
+        if interned:
+            return pyfn_interned(buffer, k)
+        return PyUnicode_DecodeUTF8(buffer, k, "surrogatepass")
+    finally:
+        free(buffer)
+
+
+cdef object _str(_Cursor* c, bint interned, bint nullable):
+    """A string without ``\\u`` escapes or control characters (or ``null``), decoded as ``json`` does."""
+    cdef const char* p
+    cdef const char* start
+    cdef unsigned char ch
+    cdef bint escaped = False
+    if not c.ok or (nullable and _null(c)):
+        return None
+    if c.p >= c.end or c.p[0] != b'"':
+        c.ok = False
+        return None
+    start = p = c.p + 1
+    while p < c.end:
+        ch = <unsigned char>p[0]
+        if ch == 34:  # the closing quote
+            c.p = p + 1
+            try:
+                return _decoded(start, p - start, interned, escaped)
+            except UnicodeDecodeError:
+                break
+        if ch == 92:  # a short escape (two bytes); \\u and anything else are left to json
+            if p + 1 >= c.end or _unescaped(p[1]) == 0:
+                break
+            escaped = True
+            p += 1
+        elif ch < 32:  # what json refuses in a string
+            break
+        p += 1
+    c.ok = False
+    return None
+
+
+cdef tuple _labels(_Cursor* c):
+    cdef list out = []
+    if not _lit(c, b"["):
+        return None
+    if c.p < c.end and c.p[0] == b"]":
+        c.p += 1
+        return ()
+    while c.ok:
+        _lit(c, b"[")
+        name = _str(c, True, False)
+        _lit(c, b",")
+        start = _int(c, True)
+        _lit(c, b",")
+        end = _int(c, True)
+        _lit(c, b",")
+        itype = _str(c, True, True)
+        _lit(c, b",")
+        fe_id = _int(c, True)
+        _lit(c, b"]")
+        if not c.ok:
+            return None
+        out.append(_make(Label, _LABEL, (name, start, end, itype, fe_id)))
+        if c.p < c.end and c.p[0] == b",":
+            c.p += 1
+        else:
+            _lit(c, b"]")
+            break
+    return tuple(out) if c.ok else None
+
+
+cdef tuple _layers(_Cursor* c):
+    cdef list out = []
+    if not _lit(c, b"["):
+        return None
+    if c.p < c.end and c.p[0] == b"]":
+        c.p += 1
+        return ()
+    while c.ok:
+        _lit(c, b'{"name":')
+        name = _str(c, True, False)
+        _lit(c, b',"rank":')
+        rank = _int(c, False)
+        _lit(c, b',"labels":')
+        labels = _labels(c)
+        _lit(c, b"}")
+        if not c.ok:
+            return None
+        out.append(_make(Layer, _LAYER, (name, rank, labels)))
+        if c.p < c.end and c.p[0] == b",":
+            c.p += 1
+        else:
+            _lit(c, b"]")
+            break
+    return tuple(out) if c.ok else None
+
+
+cdef tuple _pos(_Cursor* c):
+    cdef list out = []
+    if not _lit(c, b"["):
+        return None
+    if c.p < c.end and c.p[0] == b"]":
+        c.p += 1
+        return ()
+    while c.ok:
+        _lit(c, b"[")
+        tag = _str(c, True, False)
+        _lit(c, b",")
+        start = _int(c, True)
+        _lit(c, b",")
+        end = _int(c, True)
+        _lit(c, b"]")
+        if not c.ok:
+            return None
+        out.append((tag, start, end))
+        if c.p < c.end and c.p[0] == b",":
+            c.p += 1
+        else:
+            _lit(c, b"]")
+            break
+    return tuple(out) if c.ok else None
+
+
+cdef object _sentence(_Cursor* c):
+    _lit(c, b'{"id":')
+    sent_id = _int(c, False)
+    _lit(c, b',"text":')
+    text = _str(c, False, False)
+    _lit(c, b',"document":')
+    document = _str(c, False, False)
+    _lit(c, b',"doc_id":')
+    doc_id = _int(c, True)
+    _lit(c, b',"corpus_id":')
+    corpus_id = _int(c, True)
+    _lit(c, b',"sent_no":')
+    sent_no = _int(c, True)
+    _lit(c, b',"parag_no":')
+    parag_no = _int(c, True)
+    _lit(c, b',"apos":')
+    apos = _int(c, True)
+    _lit(c, b',"pos_layer":')
+    pos_layer = _str(c, False, True)
+    _lit(c, b',"pos":')
+    pos = _pos(c)
+    _lit(c, b"}")
+    if not c.ok:
+        return None
+    return _make(Sentence, _SENTENCE, (sent_id, text, document, doc_id, corpus_id, sent_no, parag_no, apos,
+                                       pos_layer, pos))
+
+
+# The sentence part of the last line decoded and its Sentence: the sets of a sentence are adjacent
+# in pyfn's files, and the same bytes give the same sentence (jsonl's ``_last_sentence`` likewise).
+cdef char* _last = NULL
+cdef Py_ssize_t _last_size = 0
+cdef object _last_sentence = None
+
+
+def decode(bytes line not None):
+    """The :class:`~pyfn.model.AnnotationSet` of one JSON line (no line end) in
+    :func:`~pyfn.formats.jsonl.encode_set`'s layout; None for any other line."""
+    global _last, _last_size, _last_sentence
+    cdef _Cursor cur
+    cdef _Cursor* c = &cur
+    cdef const char* part
+    cdef Py_ssize_t size
+    cdef char* copy
+    cur.p = line
+    cur.end = cur.p + len(line)
+    cur.ok = True
+    _lit(c, b'{"id":')
+    set_id = _int(c, False)
+    _lit(c, b',"source":')
+    source = _str(c, False, False)
+    _lit(c, b',"status":')
+    status = _str(c, False, False)
+    _lit(c, b',"lu_id":')
+    lu_id = _int(c, True)
+    _lit(c, b',"lu":')
+    lu = _str(c, True, False)
+    _lit(c, b',"frame_id":')
+    frame_id = _int(c, True)
+    _lit(c, b',"frame":')
+    frame = _str(c, True, False)
+    _lit(c, b',"layers":')
+    layers = _layers(c) if cur.ok else None
+    _lit(c, b',"sentence":')
+    if not cur.ok:
+        return None
+    part = cur.p
+    size = cur.end - part
+    if _last_sentence is not None and size == _last_size and memcmp(part, _last, size) == 0:
+        return _make(AnnotationSet, _SET, (set_id, _last_sentence, status, lu_id, lu, frame_id, frame, layers,
+                                           source))
+    sentence = _sentence(c)
+    _lit(c, b"}")
+    if not cur.ok or cur.p != cur.end:
+        return None
+    copy = <char*>malloc(size if size > 0 else 1)
+    if copy == NULL:
+        raise MemoryError()
+    memcpy(copy, part, size)
+    free(_last)
+    _last, _last_size, _last_sentence = copy, size, sentence
+    return _make(AnnotationSet, _SET, (set_id, sentence, status, lu_id, lu, frame_id, frame, layers, source))
