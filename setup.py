@@ -1,14 +1,16 @@
 """Builds the compiled twins of the annotation readers' inner loops (pyfn/framenet/_clayers.pyx) and
-the compiled JSON-line decoder (pyfn/formats/_cjsonl.pyx); the rest of the package is declared in
+the compiled JSON-line decoder and writers' per-set work (pyfn/formats/_cjsonl.pyx, _cwrite.pyx); the rest of the package is declared in
 setup.cfg. Without Cython or a C compiler the extensions are skipped and pyfn uses the Python twins
-(pyfn/framenet/layers.py and annotations.py, pyfn/formats/jsonl.py: the same output, slower)."""
+(pyfn/framenet/layers.py and annotations.py, pyfn/formats/jsonl.py, bios.py, semafor.py: the same
+output, slower)."""
 
 import hashlib
 from pathlib import Path
 
 from setuptools import Extension, setup
 
-SOURCES = {"pyfn.framenet._clayers": "pyfn/framenet/_clayers.pyx", "pyfn.formats._cjsonl": "pyfn/formats/_cjsonl.pyx"}
+SOURCES = {"pyfn.framenet._clayers": "pyfn/framenet/_clayers.pyx", "pyfn.formats._cjsonl": "pyfn/formats/_cjsonl.pyx",
+           "pyfn.formats._cwrite": "pyfn/formats/_cwrite.pyx"}
 
 try:
     import lxml

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import write_lines
+from pyfn.framenet import compiled
 from pyfn.formats.base import (
     Losses,
     SplitView,
@@ -53,6 +54,9 @@ FORBIDDEN = frozenset("\t\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 """Characters that split a field or a line (TAB, and every line break of Python's ``splitlines``)."""
 
 _TAG = re.compile(r"([BIS])-(.+)", re.DOTALL)
+bios_set_c = compiled.WRITE_MODULE.bios_set if compiled.WRITE_MODULE is not None else None
+"""The compiled twin of :func:`_blocks`' loop body (None when not used: :data:`pyfn.framenet.compiled.WRITER`
+says why)."""
 _tokens = lru_cache(maxsize=1024)(tokens)
 """Tokens of a sentence text, cached: the blocks of one sentence are adjacent."""
 
@@ -206,12 +210,32 @@ def _blocks(
     view: SplitView, split: str, fe_ranks: str, scheme: str, inventory: _Inventory, columns: int,
     semeval: list[str], found: Losses,
 ) -> Iterator[str]:
-    """The blocks of the sets kept, in order; for dev/test, every set's all-``O`` block goes to ``semeval``."""
+    """The blocks of the sets kept, in order; for dev/test, every set's all-``O`` block goes to ``semeval``.
+
+    Each set goes to the compiled twin of this loop's body first (:data:`bios_set_c`), which does the
+    same or declines (None): then the code below writes it, or makes its error."""
     previous, toks = -1, ()
+    lemmas = inventory.lemmas if inventory.frames is not None else None
+    evaluated, train = split in EVAL_SPLITS, split == "train"
     for aset, number in zip(view.sets, view.numbers):
-        _check_names(aset)
         if number != previous:  # the sets of a sentence are adjacent
             previous, toks = number, tokens(view.table.string(number))
+        done = (bios_set_c(aset, toks, number, evaluated, train, scheme == "bios", fe_ranks == "all", columns, lemmas,
+                           inventory.core_types) if bios_set_c is not None else None)
+        if done is not None:
+            block, semeval_block, reason, partial_target, partial_fe = done
+            if partial_target:
+                found.add("partial_token_target", partial_target)
+            if semeval_block is not None:
+                semeval.append(semeval_block)
+            if block is None:
+                found.add(reason)
+                continue
+            if partial_fe:
+                found.add("partial_token_fe", partial_fe)
+            yield block
+            continue
+        _check_names(aset)
         target = _target_tokens(aset, toks, found)
         if split in EVAL_SPLITS:
             semeval.append(_block(aset, toks, number, target, [(OUTSIDE, None)] * len(toks), None, columns))

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import write_lines
+from pyfn.framenet import compiled
 from pyfn.formats.base import (
     Losses,
     SentenceTable,
@@ -48,6 +49,8 @@ _BAD_CHARS = re.compile(r"[\t\r\n]")
 _INT = re.compile(r"[+-]?[0-9]+")
 _INDEX = re.compile(r"[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|NaN|[+-]?Infinity")
+semafor_line_c = compiled.WRITE_MODULE.semafor_line if compiled.WRITE_MODULE is not None else None
+"""The compiled twin of :func:`frame_line` (None when not used: :data:`pyfn.framenet.compiled.WRITER` says why)."""
 _MAX_DIGITS = 100
 """Longer numbers are refused as malformed (Python's ``int`` refuses strings over 4,300 digits)."""
 
@@ -207,7 +210,16 @@ def write(
     for aset, number in zip(view.sets, view.numbers):
         if number != previous:  # the sets of a sentence are adjacent
             previous, toks = number, tokens(table.string(number))
-        lines.append(frame_line(aset, number, with_fes=not frames_only, losses=found, toks=toks))
+        done = semafor_line_c(aset, toks, number, not frames_only) if semafor_line_c is not None else None
+        if done is None:  # the Python twin: every set the compiled one declines, and its errors
+            lines.append(frame_line(aset, number, with_fes=not frames_only, losses=found, toks=toks))
+            continue
+        line, partial_target, partial_fe = done
+        if partial_target:
+            found.add("partial_token_target", partial_target)
+        if partial_fe:
+            found.add("partial_token_fe", partial_fe)
+        lines.append(line)
     directory = Path(directory)
     sentences_path = directory / f"{split}.sentences"
     frames_path = directory / (f"{split}.frames" if frames_only else f"{split}.frame.elements")

@@ -1,4 +1,5 @@
-"""Which readers pyfn uses: the compiled twins of ``_clayers.pyx`` and ``_cjsonl.pyx`` or the Python ones.
+"""Which readers and writers pyfn uses: the compiled twins (``_clayers.pyx``, ``_cjsonl.pyx``,
+``_cwrite.pyx``) or the Python ones.
 
 ``_clayers.pyx`` holds compiled twins of the annotation readers' inner loops
 (the layers of one ``<annotationSet>``: :mod:`pyfn.framenet.layers`; the
@@ -10,8 +11,10 @@ reads with Python until it is reinstalled). ``PYFN_PURE_PYTHON=1`` chooses the
 Python twins. The parsed-release cache's key covers both sources.
 
 ``pyfn/formats/_cjsonl.pyx`` is the compiled decoder of the JSON lines pyfn
-writes (:mod:`pyfn.formats.jsonl`), used under the same conditions
-(:data:`JSONL_MODULE`, :data:`JSONL_DECODER`).
+writes (:mod:`pyfn.formats.jsonl`) and ``pyfn/formats/_cwrite.pyx`` the
+compiled per-set work of the BIOS and SEMAFOR writers, used under the same
+conditions (:data:`JSONL_MODULE`, :data:`JSONL_DECODER`; :data:`WRITE_MODULE`,
+:data:`WRITER`).
 """
 
 from __future__ import annotations
@@ -49,3 +52,5 @@ MODULE, READER = load()
 """The compiled module (None when not used) and which readers pyfn uses, in words."""
 JSONL_MODULE, JSONL_DECODER = load(JSONL_SOURCE, "pyfn.formats._cjsonl", "JSON-line decoder")
 """The compiled JSON-line decoder (None when not used) and which decoder pyfn uses, in words."""
+WRITE_MODULE, WRITER = load(Path(__file__).parent.parent / "formats" / "_cwrite.pyx", "pyfn.formats._cwrite", "writer")
+"""The compiled writers' per-set work (None when not used) and which pyfn uses, in words."""
