@@ -1,7 +1,8 @@
-"""The compiled twins of the BIOS and SEMAFOR writers' per-set work (``pyfn/formats/_cwrite.pyx``):
-with them, every file, every loss count and every error is what the Python code alone gives, on
-random sets built to hit each branch (partial-token and tokenless spans, overlapping FEs, names a
-format cannot hold, frame inventories that drop sets, values of other types) and on FN 1.5."""
+"""The compiled twins of the BIOS and SEMAFOR writers' per-set work and of CoNLL's blocks
+(``pyfn/formats/_cwrite.pyx``): with them, every file, every loss count and every error is what the
+Python code alone gives, on random sets built to hit each branch (partial-token and tokenless spans,
+overlapping FEs, names a format cannot hold, frame inventories that drop sets, values of other
+types, sentences split at every kind of whitespace) and on FN 1.5."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pyfn.errors import PyfnError
-from pyfn.formats import bios, semafor
-from pyfn.formats.base import Losses
+from pyfn.formats import bios, conll, semafor
+from pyfn.formats.base import Losses, SentenceTable
 from pyfn.framenet import compiled
 from pyfn.model import AnnotationSet, Frame, FrameElement, Label, Layer, LexUnit, Sentence
 
@@ -25,6 +26,7 @@ def test_the_compiled_writers_are_built_where_required():
     """``.ci/run`` sets PYFN_REQUIRE_COMPILED: a CI run that silently fell back to Python fails."""
     if os.environ.get("PYFN_REQUIRE_COMPILED"):
         assert bios.bios_set_c is not None and semafor.semafor_line_c is not None, compiled.WRITER
+        assert conll.conll_block_c is not None
 
 
 WORDS = ["a", "bb", "Ünï", "x-y", "\U0001f600", "_", "O"]
@@ -131,26 +133,53 @@ def test_semafor_twin_writes_what_python_writes(tmp_path_factory, monkeypatch, s
 
 
 @needs_twins
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(split_sets())
+def test_conll_rows_twin_writes_what_python_writes(tmp_path_factory, monkeypatch, sets):
+    tmp = tmp_path_factory.mktemp("conll")
+    for writer in (conll.write_conllx, conll.write_conllu):
+        _both(tmp / writer.__name__, monkeypatch, conll, "conll_block_c",
+              lambda folder, losses: writer(folder / "x.conll", sets))
+
+
+@needs_twins
+@pytest.mark.parametrize("texts", [["a  b\u00a0c", "d"], ["x\u2028y", "z"], ["\x1cq", "r"], ["s\x85t"], [" u\tv"],
+                                   ["e\rf"], ["g", "  "]])
+def test_conll_twin_on_crafted_sentences(tmp_path, monkeypatch, texts):
+    """Several sentences with FrameNet IDs (CoNLL-U's comment), some with a line break (an error)."""
+    sets = [AnnotationSet(k, Sentence(10 + k, text, "d"), "MANUAL", 1, "give.v", 2, "Giving", ())
+            for k, text in enumerate(texts * 2)]
+    for writer in (conll.write_conllx, conll.write_conllu):
+        _both(tmp_path / writer.__name__, monkeypatch, conll, "conll_block_c",
+              lambda folder, losses: writer(folder / "x.conll", sets))
+
+
+@needs_twins
+def test_conll_twin_on_a_table_without_framenet_ids(tmp_path, monkeypatch):
+    table = SentenceTable(["a b", "c"], {"a b": 4, "c": 5}, {"c": [7]}, first=4)
+    _both(tmp_path, monkeypatch, conll, "conll_block_c", lambda folder, losses: conll.write_conllu(folder / "x", table))
+
+
+@needs_twins
 def test_the_twins_write_most_sets_and_decline_the_odd_ones():
     """The twins are not only declining: they write a plain set, and leave an odd one to Python."""
     text = "Ann gave Bob a book"
     plain = AnnotationSet(1, Sentence(1, text, "d"), "MANUAL", 1, "give.v", 2, "Giving", (
         Layer("Target", 1, (Label("Target", 4, 7),)), Layer("FE", 1, (Label("Donor", 0, 2), Label("Theme", 15, 16)))))
-    toks = bios.tokens(text)
-    args = (toks, 0, False, True, True, False, 16, None, {})
+    args = (text, 0, False, True, True, False, 16, None, {})
     block, semeval, reason, partial_target, partial_fe = compiled.WRITE_MODULE.bios_set(plain, *args)
     assert block.splitlines()[0] == "1\tAnn\t_\t_\t_\t_\t0\t_\t_\t_\t_\t_\t_\t_\tS-Donor\t_"
     assert (semeval, reason, partial_target, partial_fe) == (None, None, 0, 1)
-    assert compiled.WRITE_MODULE.semafor_line(plain, toks, 7, True) == (
+    assert compiled.WRITE_MODULE.semafor_line(plain, text, 7, True) == (
         "1\t0.0\t3\tGiving\tgive.v\t1\tgave\t7\tDonor\t0\tTheme\t4", 0, 1)
     for odd in (AnnotationSet(*[getattr(plain, f) for f in plain.__slots__[:7]], (), plain.source),  # no target
                 AnnotationSet(*[getattr(plain, f) for f in plain.__slots__[:6]], "Giv\ting", plain.layers, plain.source)):
         assert compiled.WRITE_MODULE.bios_set(odd, *args) is None
-        assert compiled.WRITE_MODULE.semafor_line(odd, toks, 7, True) is None
+        assert compiled.WRITE_MODULE.semafor_line(odd, text, 7, True) is None
 
 
 @needs_twins
-def test_fn15_train_and_test_in_bios_and_semafor(fn15_sets, fn15_frames, tmp_path, monkeypatch):
+def test_fn15_train_and_test_in_bios_semafor_and_conll(fn15_sets, fn15_frames, tmp_path, monkeypatch):
     """FN 1.5's standard train and test sets (with FN 1.5's frames: column 15 and the drops)."""
     for split in ("train", "test"):
         sets = fn15_sets[split]
@@ -159,6 +188,9 @@ def test_fn15_train_and_test_in_bios_and_semafor(fn15_sets, fn15_frames, tmp_pat
         assert error is None and files
         _both(tmp_path / f"s{split}", monkeypatch, semafor, "semafor_line_c", lambda folder, losses: semafor.write(
             folder, split, sets, losses=losses))
+        for writer in (conll.write_conllx, conll.write_conllu):
+            _both(tmp_path / f"{writer.__name__}{split}", monkeypatch, conll, "conll_block_c",
+                  lambda folder, losses: writer(folder / "x.conll", sets))
 
 
 def _plain_set(fe: Label, frame: str = "Giving", lu: str = "give.v") -> AnnotationSet:

@@ -5,12 +5,13 @@
 Python code makes, with its losses as counts, or None for a set with anything the Python code would
 refuse or that this code does not handle (a value of another type than the model declares, a span
 on no token, a name a format cannot hold): the Python code then writes that set, or makes its
-error. Tokens are :func:`pyfn.model.tokens`' (index, text, start, end), in order."""
+error. Both take the sentence string and split it into tokens as :func:`pyfn.model.tokens` does
+(maximal runs of characters that are not ``str.isspace``), once for the sets of a sentence.
+:func:`conll_block` writes the CoNLL block of a sentence without token annotations."""
 
 from cpython.long cimport PyLong_AsLong, PyLong_CheckExact
-from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
-from cpython.ref cimport PyObject
-from libc.stdlib cimport free, malloc
+from cpython.unicode cimport Py_UNICODE_ISSPACE
+from libc.stdlib cimport free, malloc, realloc
 
 cdef extern from *:
     const char* PYFN_SOURCE_SHA256  # defined by setup.py: the sha256 of this file as compiled
@@ -23,6 +24,7 @@ cdef str _OUTSIDE = "O"
 cdef dict _BIOS_NAMES = {}  # names checked once: True when a BIOS field can hold them
 cdef dict _SEMAFOR_NAMES = {}  # the same for a SEMAFOR field
 cdef list _NUMBERS = [str(i) for i in range(4097)]
+cdef list _NUMBERED = [f"{i}\t" for i in range(4097)]
 
 
 cdef bint _bios_field(object value):
@@ -65,8 +67,89 @@ cdef str _number(long n):
     return <str>_NUMBERS[n] if 0 <= n < 4097 else str(n)
 
 
-cdef inline long _tok_field(tuple toks, Py_ssize_t i, Py_ssize_t field):
-    return PyLong_AsLong(<object>PyTuple_GET_ITEM(<object>PyTuple_GET_ITEM(toks, i), field))
+cdef str _numbered(long n):
+    """``n`` and a TAB."""
+    return <str>_NUMBERED[n] if 0 <= n < 4097 else f"{n}\t"
+
+
+cdef struct _Tokens:
+    Py_ssize_t n  # tokens
+    Py_ssize_t room  # of starts and ends
+    Py_ssize_t* starts  # code point offsets, end inclusive
+    Py_ssize_t* ends
+
+cdef _Tokens _TOKS
+cdef object _toks_text = None  # the sentence string _TOKS and _words are of
+cdef list _words = []
+
+
+cdef int _tokenize(str text) except -1:
+    """Split ``text`` into ``_TOKS`` and ``_words`` (kept while the sets are of the same string)."""
+    global _toks_text, _words
+    cdef Py_ssize_t i, n = len(text), start = -1
+    cdef Py_UCS4 ch
+    if text is _toks_text:
+        return 0
+    _toks_text = None
+    _TOKS.n = 0
+    words = []
+    for i in range(n + 1):
+        if i < n:
+            ch = text[i]
+            if not Py_UNICODE_ISSPACE(ch):
+                if start < 0:
+                    start = i
+                continue
+        if start < 0:
+            continue
+        if _TOKS.n == _TOKS.room:
+            _grow()
+        _TOKS.starts[_TOKS.n] = start
+        _TOKS.ends[_TOKS.n] = i - 1
+        _TOKS.n += 1
+        words.append(text[start:i])
+        start = -1
+    _words = words
+    _toks_text = text
+    return 0
+
+
+cdef int _grow() except -1:
+    cdef Py_ssize_t room = _TOKS.room * 2 + 64
+    cdef Py_ssize_t* starts = <Py_ssize_t*>realloc(_TOKS.starts, room * sizeof(Py_ssize_t))
+    if starts == NULL:
+        raise MemoryError()
+    _TOKS.starts = starts
+    cdef Py_ssize_t* ends = <Py_ssize_t*>realloc(_TOKS.ends, room * sizeof(Py_ssize_t))
+    if ends == NULL:
+        raise MemoryError()
+    _TOKS.ends = ends
+    _TOKS.room = room
+    return 0
+
+
+cdef bint _span(long start, long end, Py_ssize_t* first, Py_ssize_t* last, bint* exact) noexcept:
+    """:func:`pyfn.formats.base.token_span` over ``_TOKS``: False when the span covers no token."""
+    cdef Py_ssize_t n = _TOKS.n, lo = 0, hi = n, mid
+    while lo < hi:  # the first token ending at or after ``start``
+        mid = (lo + hi) // 2
+        if _TOKS.ends[mid] < start:
+            lo = mid + 1
+        else:
+            hi = mid
+    first[0] = lo
+    lo, hi = 0, n
+    while lo < hi:  # one past the last token starting at or before ``end``
+        mid = (lo + hi) // 2
+        if end < _TOKS.starts[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    last[0] = lo - 1
+    if first[0] == n or last[0] < 0 or first[0] > last[0]:
+        return False
+    exact[0] = _TOKS.starts[first[0]] == start and _TOKS.ends[last[0]] == end
+    return True
 
 
 cdef bint _offsets(object label, long* start, long* end):
@@ -83,49 +166,52 @@ cdef bint _offsets(object label, long* start, long* end):
     return True
 
 
-cdef bint _span(tuple toks, long start, long end, Py_ssize_t* first, Py_ssize_t* last, bint* exact):
-    """:func:`pyfn.formats.base.token_span`: False when the span covers no token."""
-    cdef Py_ssize_t n = PyTuple_GET_SIZE(toks), lo = 0, hi = n, mid, after, before
-    while lo < hi:  # the first token ending at or after ``start``
-        mid = (lo + hi) // 2
-        if _tok_field(toks, mid, 3) < start:
-            lo = mid + 1
-        else:
-            hi = mid
-    after = lo
-    lo, hi = 0, n
-    while lo < hi:  # one past the last token starting at or before ``end``
-        mid = (lo + hi) // 2
-        if end < _tok_field(toks, mid, 2):
-            hi = mid
-        else:
-            lo = mid + 1
-    before = lo
-    if after == n or before == 0:
-        return False
-    first[0] = _tok_field(toks, after, 0)
-    last[0] = _tok_field(toks, before - 1, 0)
-    if first[0] > last[0] or first[0] < 0 or last[0] >= n:
-        return False
-    exact[0] = _tok_field(toks, first[0], 2) == start and _tok_field(toks, last[0], 3) == end
-    return True
-
-
 cdef bint _is_overt(object label):
     return label.start is not None and label.end is not None
 
 
-cdef str _block(tuple toks, list tags, list fes, dict ends, str on_target, str off_target, char* target):
-    cdef Py_ssize_t i, n = PyTuple_GET_SIZE(toks)
+cdef str _block(list tails, str on_target, str off_target, char* target):
+    """A BIOS block: per token its ID, FORM, the columns that say whether it is a target token, and
+    its ``tails`` item."""
+    cdef Py_ssize_t i
     cdef list pieces = []
-    for i in range(n):
-        tok = <object>PyTuple_GET_ITEM(toks, i)
-        pieces += (_number(_tok_field(toks, i, 0) + 1), "\t", <object>PyTuple_GET_ITEM(tok, 1),
-                   on_target if target[i] else off_target, tags[i], ends[fes[i]])
+    for i in range(_TOKS.n):
+        pieces += (_numbered(i + 1), _words[i], on_target if target[i] else off_target, tails[i])
     return "".join(pieces)
 
 
-def bios_set(aset, tuple toks, long number, bint eval_split, bint train, bint s_tags, bint all_ranks,
+cdef bint _line_break(str text):
+    """``text`` holds a character at which ``str.splitlines`` splits."""
+    cdef Py_UCS4 ch
+    for ch in text:
+        if (10 <= ch <= 13) or (0x1c <= ch <= 0x1e) or ch == 0x85 or ch == 0x2028 or ch == 0x2029:
+            return True
+    return False
+
+
+def conll_block(str text, long number, object fn_ids, bint conllu, str tail):
+    """One sentence's CoNLL block without token annotations, as :func:`pyfn.formats.conll._write`
+    writes it (CoNLL-U with its comments; ``fn_ids``, the FrameNet sentence IDs, an iterable of ints),
+    each line ending in a newline; None for a text with a line break or no token (the Python code
+    decides). ``tail`` follows each row's FORM."""
+    cdef Py_ssize_t i
+    cdef list pieces = []
+    if _line_break(text):
+        return None
+    _tokenize(text)
+    if _TOKS.n == 0:
+        return None
+    if conllu:
+        pieces += ("# sent_id = ", _number(number), "\n# text = ", text, "\n")
+        ids = ",".join([str(i) for i in fn_ids])
+        if ids:
+            pieces += ("# fn_sentence_ids = ", ids, "\n")
+    for i in range(_TOKS.n):
+        pieces += (_numbered(i + 1), _words[i], tail, "\n")
+    return "".join(pieces)
+
+
+def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_tags, bint all_ranks,
              int columns, dict lemmas, dict core_types):
     """One set's BIOS work, as :func:`pyfn.formats.bios._blocks` does it: ``(block, semeval block,
     drop reason, partial-token target labels, partial-token FE labels)`` or None (the Python code
@@ -133,7 +219,7 @@ def bios_set(aset, tuple toks, long number, bint eval_split, bint train, bint s_
     :meth:`pyfn.formats.bios._Inventory.drop_reason` or ``overlapping_fes``); the semeval block is
     made for ``eval_split``. ``lemmas`` is None without frames; ``core_types`` maps a frame to its
     FEs' coreTypes."""
-    cdef Py_ssize_t n = PyTuple_GET_SIZE(toks), i, first, last
+    cdef Py_ssize_t n, i, first, last
     cdef long start, end, partial_target = 0, partial_fe = 0
     cdef bint exact, covered = False
     cdef char* target
@@ -144,6 +230,8 @@ def bios_set(aset, tuple toks, long number, bint eval_split, bint train, bint s_
     layers = aset.layers
     if type(layers) is not tuple:
         return None
+    _tokenize(text)
+    n = _TOKS.n
     target = <char*>malloc(n if n > 0 else 1)
     if target == NULL:
         raise MemoryError()
@@ -157,7 +245,7 @@ def bios_set(aset, tuple toks, long number, bint eval_split, bint train, bint s_
                 for label in layer.labels:
                     if not _is_overt(label):
                         continue
-                    if not _offsets(label, &start, &end) or not _span(toks, start, end, &first, &last, &exact):
+                    if not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
                         return None
                     for i in range(first, last + 1):
                         target[i] = 1
@@ -178,7 +266,7 @@ def bios_set(aset, tuple toks, long number, bint eval_split, bint train, bint s_
         outside_end = "\n" if columns == 15 else "\t_\n"
         semeval = None
         if eval_split:
-            semeval = _block(toks, [_OUTSIDE] * n, [None] * n, {None: outside_end}, on_target, off_target, target)
+            semeval = _block([_OUTSIDE + outside_end] * n, on_target, off_target, target)
         reason = None
         if lemmas is not None:
             frame_lemmas = lemmas.get(frame)
@@ -194,47 +282,50 @@ def bios_set(aset, tuple toks, long number, bint eval_split, bint train, bint s_
                         break
         if reason is not None:
             return None, semeval, reason, partial_target, 0
-        tags = [_OUTSIDE] * n
-        fes = [None] * n
+        fes = [None] * n  # the FE name of each token
+        spans = []
         for label in labels:
             name = label.name
             if not _bios_field(name) or not _offsets(label, &start, &end) or not _span(
-                    toks, start, end, &first, &last, &exact):
+                    start, end, &first, &last, &exact):
                 return None
             partial_fe += not exact
             for i in range(first, last + 1):
                 if fes[i] is not None:
                     return None, semeval, "overlapping_fes", partial_target, 0
-            if first == last:
-                tags[first] = ("S-" if s_tags else "B-") + name
-            else:
-                tags[first] = "B-" + name
-                for i in range(first + 1, last + 1):
-                    tags[i] = "I-" + name
-            for i in range(first, last + 1):
                 fes[i] = name
-        ends = {None: outside_end}
+            spans.append((name, first, last))
+        ends = {}
         frame_types = core_types.get(frame, {})
-        for fe in fes:
-            if fe not in ends:
+        tails = [_OUTSIDE + outside_end] * n  # what follows column 13 on each token: tag, coreType, newline
+        for name, first, last in spans:
+            end_of = ends.get(name)
+            if end_of is None:
                 if columns == 15:
-                    ends[fe] = "\n"
+                    end_of = "\n"
                 else:
-                    value = frame_types.get(fe, "")
+                    value = frame_types.get(name, "")
                     if value and not _bios_field(value):
                         return None
-                    ends[fe] = f"\t{value or _EMPTY}\n"
-        return (_block(toks, tags, fes, ends, on_target, off_target, target), semeval, None, partial_target,
-                partial_fe)
+                    end_of = f"\t{value or _EMPTY}\n"
+                ends[name] = end_of
+            if first == last:
+                tails[first] = ("S-" if s_tags else "B-") + name + end_of
+            else:
+                tails[first] = "B-" + name + end_of
+                inside = "I-" + name + end_of
+                for i in range(first + 1, last + 1):
+                    tails[i] = inside
+        return _block(tails, on_target, off_target, target), semeval, None, partial_target, partial_fe
     finally:
         free(target)
 
 
-def semafor_line(aset, tuple toks, long number, bint with_fes):
+def semafor_line(aset, str text, long number, bint with_fes):
     """One set's SEMAFOR line as :func:`pyfn.formats.semafor.frame_line` writes it, with its counts of
     partial-token target and FE labels: ``(line, partial target, partial FE)``; or None (the Python
     code decides)."""
-    cdef Py_ssize_t n = PyTuple_GET_SIZE(toks), i, first, last
+    cdef Py_ssize_t n, i, first, last
     cdef long start, end, partial_target = 0, partial_fe = 0
     cdef bint exact, covered = False
     cdef char* target
@@ -245,6 +336,8 @@ def semafor_line(aset, tuple toks, long number, bint with_fes):
     layers = aset.layers
     if type(layers) is not tuple:
         return None
+    _tokenize(text)
+    n = _TOKS.n
     target = <char*>malloc(n if n > 0 else 1)
     if target == NULL:
         raise MemoryError()
@@ -258,7 +351,7 @@ def semafor_line(aset, tuple toks, long number, bint with_fes):
                 for label in layer.labels:
                     if not _is_overt(label):
                         continue
-                    if not _offsets(label, &start, &end) or not _span(toks, start, end, &first, &last, &exact):
+                    if not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
                         return None
                     for i in range(first, last + 1):
                         target[i] = 1
@@ -268,7 +361,7 @@ def semafor_line(aset, tuple toks, long number, bint with_fes):
                 for label in layer.labels:
                     if not _is_overt(label):
                         continue
-                    if not _offsets(label, &start, &end) or not _span(toks, start, end, &first, &last, &exact):
+                    if not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
                         return None
                     if not _semafor_field(label.name):
                         return None
@@ -281,7 +374,7 @@ def semafor_line(aset, tuple toks, long number, bint with_fes):
         for i in range(n):
             if target[i]:
                 indices.append(_number(i))
-                words.append(<object>PyTuple_GET_ITEM(<object>PyTuple_GET_ITEM(toks, i), 1))
+                words.append(_words[i])
         line = "\t".join(["1", "0.0", _number(1 + len(pairs) // 2), frame, lu, "_".join(indices), " ".join(words),
                           _number(number), *pairs])
         return line, partial_target, partial_fe

@@ -218,10 +218,8 @@ def _blocks(
     lemmas = inventory.lemmas if inventory.frames is not None else None
     evaluated, train = split in EVAL_SPLITS, split == "train"
     for aset, number in zip(view.sets, view.numbers):
-        if number != previous:  # the sets of a sentence are adjacent
-            previous, toks = number, tokens(view.table.string(number))
-        done = (bios_set_c(aset, toks, number, evaluated, train, scheme == "bios", fe_ranks == "all", columns, lemmas,
-                           inventory.core_types) if bios_set_c is not None else None)
+        done = (bios_set_c(aset, view.table.string(number), number, evaluated, train, scheme == "bios", fe_ranks == "all",
+                           columns, lemmas, inventory.core_types) if bios_set_c is not None else None)
         if done is not None:
             block, semeval_block, reason, partial_target, partial_fe = done
             if partial_target:
@@ -236,6 +234,8 @@ def _blocks(
             yield block
             continue
         _check_names(aset)
+        if number != previous:  # the sets of a sentence are adjacent
+            previous, toks = number, tokens(view.table.string(number))
         target = _target_tokens(aset, toks, found)
         if split in EVAL_SPLITS:
             semeval.append(_block(aset, toks, number, target, [(OUTSIDE, None)] * len(toks), None, columns))

@@ -28,6 +28,7 @@ from conllu.exceptions import ParseException
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import write_lines
 from pyfn.formats.base import SentenceTable, text_lines
+from pyfn.framenet import compiled
 from pyfn.model import AnnotationSet, TokenAnnotation, tokens
 
 CONLLX_FIELDS = ("id", "form", "lemma", "cpostag", "postag", "feats", "head", "deprel", "phead", "pdeprel")
@@ -69,6 +70,9 @@ def _field(value: object) -> str:
 
 _EMPTY_COLUMNS = "\t_" * 8
 """Columns 3-10 of a token without annotation."""
+conll_block_c = compiled.WRITE_MODULE.conll_block if compiled.WRITE_MODULE is not None else None
+"""The compiled twin of :func:`_write`'s block of a sentence without annotations (None when not used:
+:data:`pyfn.framenet.compiled.WRITER` says why)."""
 
 
 def _row(index: int, form: str, ann: TokenAnnotation, n_tokens: int, dialect: str, where: str) -> str:
@@ -111,7 +115,13 @@ def _write(path: Path, sentences: Sentences, columns: Mapping[int, Sequence[Toke
         raise PyfnError(f"{path}: token annotations for sentence {unknown[0]}, which the sets do not have "
                         f"({len(table.strings)} sentences)")
     blocks: list[str] = []  # one string per block, its lines joined, the empty line that ends it included
+    conllu = dialect == "conllu"
     for number, text in enumerate(table.strings, table.first):
+        if conll_block_c is not None and number not in columns:  # compiled, or None: the code below decides
+            block = conll_block_c(text, number, table.fn_ids.get(text, ()) if conllu else (), conllu, _EMPTY_COLUMNS)
+            if block is not None:
+                blocks.append(block)
+                continue
         where = f"{path}: sentence {number}"
         forms = text.split()
         if len(text.splitlines()) > 1 or not forms:

@@ -208,10 +208,10 @@ def write(
     lines = []
     previous, toks = -1, ()
     for aset, number in zip(view.sets, view.numbers):
-        if number != previous:  # the sets of a sentence are adjacent
-            previous, toks = number, tokens(table.string(number))
-        done = semafor_line_c(aset, toks, number, not frames_only) if semafor_line_c is not None else None
+        done = semafor_line_c(aset, table.string(number), number, not frames_only) if semafor_line_c is not None else None
         if done is None:  # the Python twin: every set the compiled one declines, and its errors
+            if number != previous:  # the sets of a sentence are adjacent
+                previous, toks = number, tokens(table.string(number))
             lines.append(frame_line(aset, number, with_fes=not frames_only, losses=found, toks=toks))
             continue
         line, partial_target, partial_fe = done
