@@ -31,6 +31,11 @@ def scratch_files() -> Iterator[None]:
         _SYNC = saved
 
 
+def durable() -> bool:
+    """Whether files written now are fsynced (not inside :func:`scratch_files`)."""
+    return _SYNC
+
+
 @contextmanager
 def synced_once() -> Iterator[None]:
     """Files written inside the block are made durable by one ``os.sync()`` when it ends without

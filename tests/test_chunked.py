@@ -143,3 +143,36 @@ def test_the_shared_sentences_file_is_written_once_and_its_losses_count_for_each
         "bios:normalized_space": 1, "conllx:normalized_space": 1, "semafor:normalized_space": 1,
     }
     assert loss_counts({"bios": losses["bios"]}, several=False) == {"normalized_space": 1}
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_split_s_files_are_synced_once_its_last_chunk_is_in(tmp_path, monkeypatch, fails):
+    """The final files of a split go to disk in threads once its last chunk is appended (before
+    the later splits' chunks), then again when they are renamed; an early fsync that fails changes
+    nothing (the one at the end would report it)."""
+    import os  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    from pyfn.formats import chunked  # noqa: PLC0415
+
+    release, result = _built()
+    synced: list[str] = []
+    real = os.fsync
+
+    def fsync(fd):
+        name = os.path.basename(os.readlink(f"/proc/self/fd/{fd}"))
+        synced.append(name)
+        if fails and threading.current_thread() is not threading.main_thread():  # an early one
+            raise OSError(5, "I/O error")
+        real(fd)
+
+    monkeypatch.setattr(chunked.os, "fsync", fsync)
+    split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+    written = write_splits(tmp_path, split_lines, ("semafor", "bios"), FormatOptions(frames=read_frames(release)),
+                           jobs=1, chunk_sets=5)
+    early = {name.split(".tmp")[0].lstrip(".").rsplit(".", 1)[0] for name in synced}
+    assert {"train.sentences", "train.frame.elements", "train.bios", "dev.bios", "test.frames"} <= early
+    assert synced.index(next(n for n in synced if n.startswith(".train."))) < synced.index(
+        next(n for n in synced if n.startswith(".test.")))
+    for name, digest in written.outputs.items():
+        assert sha256_file(tmp_path / name) == digest

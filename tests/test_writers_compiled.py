@@ -168,7 +168,7 @@ def test_the_twins_write_most_sets_and_decline_the_odd_ones():
         Layer("Target", 1, (Label("Target", 4, 7),)), Layer("FE", 1, (Label("Donor", 0, 2), Label("Theme", 15, 16)))))
     args = (text, 0, False, True, True, False, 16, None, {})
     block, semeval, reason, partial_target, partial_fe = compiled.WRITE_MODULE.bios_set(plain, *args)
-    assert block.splitlines()[0] == "1\tAnn\t_\t_\t_\t_\t0\t_\t_\t_\t_\t_\t_\t_\tS-Donor\t_"
+    assert block.splitlines()[0] == b"1\tAnn\t_\t_\t_\t_\t0\t_\t_\t_\t_\t_\t_\t_\tS-Donor\t_"
     assert (semeval, reason, partial_target, partial_fe) == (None, None, 0, 1)
     assert compiled.WRITE_MODULE.semafor_line(plain, text, 7, True) == (
         "1\t0.0\t3\tGiving\tgive.v\t1\tgave\t7\tDonor\t0\tTheme\t4", 0, 1)
@@ -193,8 +193,7 @@ def test_fn15_train_and_test_in_bios_semafor_and_conll(fn15_sets, fn15_frames, t
                   lambda folder, losses: writer(folder / "x.conll", sets))
 
 
-def _plain_set(fe: Label, frame: str = "Giving", lu: str = "give.v") -> AnnotationSet:
-    text = "Ann gave Bob a book"
+def _plain_set(fe: Label, frame: str = "Giving", lu: str = "give.v", text: str = "Ann gave Bob a book") -> AnnotationSet:
     return AnnotationSet(1, Sentence(1, text, "d"), "MANUAL", 1, lu, 2, frame, (
         Layer("Target", 1, (Label("Target", 4, 7),)), Layer("FE", 1, (Label("Donor", 0, 2), fe))))
 
@@ -203,12 +202,15 @@ ODD_SETS = [
     *[_plain_set(Label(name, 9, 11)) for name in ("_", "", "a\tb", "a\x85b", "a\u2028b", "a\u2029b", "a\x1cb",
                                                   "a\x1db", "a\x1eb", "a\x0bb", "a\x0cb", "a\rb", "a\nb")],
     *[_plain_set(Label("Theme", 9, 11), frame=frame) for frame in ("Bad\tframe", "_", "", "Bad\x85frame")],
-    *[_plain_set(Label("Theme", 9, 11), lu=lu) for lu in ("give", "giv\u2029e.v", "give.v\r")],
+    *[_plain_set(Label("Theme", 9, 11), lu=lu) for lu in ("give", "giv\u2029e.v", "give.v\r", "giv\ud800.v")],
+    *[_plain_set(Label("Theme", 9, 11), text=text) for text in ("Ann gave B\ud800b a book", "Ann gave Bob \ud800 x",
+                                                                 "Ann\xa0gave\u3000B\xf6b\u2003a \U0001f600ok",
+                                                                 "Ann gave Bob a book " + " ".join("abcdefghijklmn"))],
     *[_plain_set(Label("Theme", start, end)) for start, end in ((True, 11), ("9", 11), (9, 2**70), (-5, -1),
                                                                  (30, 40), (11, 9), (3, 3), (9, 12))],
 ]
 """A plain set with one odd value each: a name a format cannot hold, an offset of another type, too
-large, on no token, or partial."""
+large, on no token, or partial, a lone surrogate (no UTF-8), whitespace and words of several UTF-8 bytes."""
 CORE_TYPES = ["a\tb", "a\x85b", "_", "", None, "Core"]
 
 
@@ -223,3 +225,6 @@ def test_crafted_odd_values(tmp_path, monkeypatch, aset, core_type):
             folder, split, [aset], losses=losses, frames=frames if with_frames else None))
     _both(tmp_path / "s", monkeypatch, semafor, "semafor_line_c", lambda folder, losses: semafor.write(
         folder, "train", [aset], losses=losses))
+    for writer in (conll.write_conllx, conll.write_conllu):
+        _both(tmp_path / writer.__name__, monkeypatch, conll, "conll_block_c",
+              lambda folder, losses: writer(folder / "x.conll", [aset]))

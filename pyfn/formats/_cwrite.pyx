@@ -1,17 +1,19 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """Compiled twins of the token formats' per-set work: one set's Open-SESAME BIOS blocks
-(:func:`bios_set`, twin of :func:`pyfn.formats.bios._blocks`' loop body) and one set's SEMAFOR line
+(:func:`bios_set`, twin of :func:`pyfn.formats.bios._blocks`' loop body, in UTF-8) and one set's SEMAFOR line
 (:func:`semafor_line`, twin of :func:`pyfn.formats.semafor.frame_line`). Each returns what the
 Python code makes, with its losses as counts, or None for a set with anything the Python code would
 refuse or that this code does not handle (a value of another type than the model declares, a span
 on no token, a name a format cannot hold): the Python code then writes that set, or makes its
 error. Both take the sentence string and split it into tokens as :func:`pyfn.model.tokens` does
 (maximal runs of characters that are not ``str.isspace``), once for the sets of a sentence.
-:func:`conll_block` writes the CoNLL block of a sentence without token annotations."""
+:func:`conll_block` writes the CoNLL block of a sentence without token annotations (UTF-8)."""
 
+from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsLong, PyLong_CheckExact
-from cpython.unicode cimport Py_UNICODE_ISSPACE
+from cpython.unicode cimport Py_UNICODE_ISSPACE, PyUnicode_AsUTF8AndSize
 from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
 
 cdef extern from *:
     const char* PYFN_SOURCE_SHA256  # defined by setup.py: the sha256 of this file as compiled
@@ -24,7 +26,6 @@ cdef str _OUTSIDE = "O"
 cdef dict _BIOS_NAMES = {}  # names checked once: True when a BIOS field can hold them
 cdef dict _SEMAFOR_NAMES = {}  # the same for a SEMAFOR field
 cdef list _NUMBERS = [str(i) for i in range(4097)]
-cdef list _NUMBERED = [f"{i}\t" for i in range(4097)]
 
 
 cdef bint _bios_field(object value):
@@ -67,65 +68,128 @@ cdef str _number(long n):
     return <str>_NUMBERS[n] if 0 <= n < 4097 else str(n)
 
 
-cdef str _numbered(long n):
-    """``n`` and a TAB."""
-    return <str>_NUMBERED[n] if 0 <= n < 4097 else f"{n}\t"
-
 
 cdef struct _Tokens:
     Py_ssize_t n  # tokens
-    Py_ssize_t room  # of starts and ends
+    Py_ssize_t room  # of each array
     Py_ssize_t* starts  # code point offsets, end inclusive
     Py_ssize_t* ends
+    Py_ssize_t* byte_starts  # offsets in the text's UTF-8, end exclusive
+    Py_ssize_t* byte_ends
+    const char* utf8  # the text's UTF-8 (NULL: it has none, a lone surrogate)
 
 cdef _Tokens _TOKS
-cdef object _toks_text = None  # the sentence string _TOKS and _words are of
-cdef list _words = []
+cdef object _toks_text = None  # the sentence string _TOKS is of (its UTF-8 lives as long as it)
 
 
 cdef int _tokenize(str text) except -1:
-    """Split ``text`` into ``_TOKS`` and ``_words`` (kept while the sets are of the same string)."""
-    global _toks_text, _words
-    cdef Py_ssize_t i, n = len(text), start = -1
+    """Split ``text`` into ``_TOKS`` (kept while the sets are of the same string)."""
+    global _toks_text
+    cdef Py_ssize_t i, n = len(text), start = -1, byte = 0, byte_start = 0, size, width = 0
     cdef Py_UCS4 ch
     if text is _toks_text:
         return 0
     _toks_text = None
     _TOKS.n = 0
-    words = []
+    try:
+        _TOKS.utf8 = PyUnicode_AsUTF8AndSize(text, &size)
+    except UnicodeEncodeError:
+        _TOKS.utf8 = NULL
     for i in range(n + 1):
         if i < n:
             ch = text[i]
+            width = 1 if ch < 0x80 else 2 if ch < 0x800 else 3 if ch < 0x10000 else 4  # its UTF-8 bytes
             if not Py_UNICODE_ISSPACE(ch):
                 if start < 0:
-                    start = i
+                    start, byte_start = i, byte
+                byte += width
                 continue
-        if start < 0:
-            continue
-        if _TOKS.n == _TOKS.room:
-            _grow()
-        _TOKS.starts[_TOKS.n] = start
-        _TOKS.ends[_TOKS.n] = i - 1
-        _TOKS.n += 1
-        words.append(text[start:i])
-        start = -1
-    _words = words
+        if start >= 0:  # a token ends before character i (whitespace, or the end)
+            if _TOKS.n == _TOKS.room:
+                _grow()
+            _TOKS.starts[_TOKS.n] = start
+            _TOKS.ends[_TOKS.n] = i - 1
+            _TOKS.byte_starts[_TOKS.n] = byte_start
+            _TOKS.byte_ends[_TOKS.n] = byte
+            _TOKS.n += 1
+            start = -1
+        byte += width
     _toks_text = text
     return 0
 
 
+cdef Py_ssize_t* _grown(Py_ssize_t* array, Py_ssize_t room) except NULL:
+    cdef Py_ssize_t* grown = <Py_ssize_t*>realloc(array, room * sizeof(Py_ssize_t))
+    if grown == NULL:
+        raise MemoryError()
+    return grown
+
+
 cdef int _grow() except -1:
     cdef Py_ssize_t room = _TOKS.room * 2 + 64
-    cdef Py_ssize_t* starts = <Py_ssize_t*>realloc(_TOKS.starts, room * sizeof(Py_ssize_t))
-    if starts == NULL:
-        raise MemoryError()
-    _TOKS.starts = starts
-    cdef Py_ssize_t* ends = <Py_ssize_t*>realloc(_TOKS.ends, room * sizeof(Py_ssize_t))
-    if ends == NULL:
-        raise MemoryError()
-    _TOKS.ends = ends
+    _TOKS.starts = _grown(_TOKS.starts, room)
+    _TOKS.ends = _grown(_TOKS.ends, room)
+    _TOKS.byte_starts = _grown(_TOKS.byte_starts, room)
+    _TOKS.byte_ends = _grown(_TOKS.byte_ends, room)
     _TOKS.room = room
     return 0
+
+
+cdef inline str _word(Py_ssize_t i):
+    """Token ``i`` of ``_toks_text``."""
+    return (<str>_toks_text)[_TOKS.starts[i]:_TOKS.ends[i] + 1]
+
+
+cdef struct _Buffer:
+    char* data
+    Py_ssize_t size
+    Py_ssize_t room
+
+cdef _Buffer _OUT  # what a block is written into, reused
+
+
+cdef int _put(const char* text, Py_ssize_t n) except -1:
+    cdef Py_ssize_t room
+    cdef char* grown
+    if _OUT.size + n > _OUT.room:
+        room = (_OUT.size + n) * 2 + 4096
+        grown = <char*>realloc(_OUT.data, room)
+        if grown == NULL:
+            raise MemoryError()
+        _OUT.data, _OUT.room = grown, room
+    memcpy(_OUT.data + _OUT.size, text, n)
+    _OUT.size += n
+    return 0
+
+
+cdef int _put_str(str text) except -1:
+    """The UTF-8 of ``text`` (UnicodeEncodeError for a lone surrogate)."""
+    cdef Py_ssize_t n
+    cdef const char* data = PyUnicode_AsUTF8AndSize(text, &n)
+    return _put(data, n)
+
+
+cdef int _put_number(long n) except -1:
+    """``n`` >= 0 in decimal."""
+    cdef char digits[24]
+    cdef int k = 24
+    while True:
+        k -= 1
+        digits[k] = 48 + n % 10
+        n //= 10
+        if n == 0:
+            break
+    return _put(digits + k, 24 - k)
+
+
+cdef int _put_word(Py_ssize_t i) except -1:
+    """Token ``i``'s UTF-8 (``_TOKS.utf8`` is not NULL)."""
+    return _put(_TOKS.utf8 + _TOKS.byte_starts[i], _TOKS.byte_ends[i] - _TOKS.byte_starts[i])
+
+
+cdef bytes _taken():
+    """What was written into ``_OUT`` since it was emptied, as bytes."""
+    return PyBytes_FromStringAndSize(_OUT.data, _OUT.size)
 
 
 cdef bint _span(long start, long end, Py_ssize_t* first, Py_ssize_t* last, bint* exact) noexcept:
@@ -170,14 +234,23 @@ cdef bint _is_overt(object label):
     return label.start is not None and label.end is not None
 
 
-cdef str _block(list tails, str on_target, str off_target, char* target):
-    """A BIOS block: per token its ID, FORM, the columns that say whether it is a target token, and
-    its ``tails`` item."""
-    cdef Py_ssize_t i
-    cdef list pieces = []
+cdef bytes _block(list tails, str on_target, str off_target, char* target):
+    """A BIOS block in UTF-8: per token its ID, FORM, the columns that say whether it is a target
+    token, and its ``tails`` item."""
+    cdef Py_ssize_t i, on_size, off_size
+    cdef const char* on = PyUnicode_AsUTF8AndSize(on_target, &on_size)
+    cdef const char* off = PyUnicode_AsUTF8AndSize(off_target, &off_size)
+    _OUT.size = 0
     for i in range(_TOKS.n):
-        pieces += (_numbered(i + 1), _words[i], on_target if target[i] else off_target, tails[i])
-    return "".join(pieces)
+        _put_number(i + 1)
+        _put(b"\t", 1)
+        _put_word(i)
+        if target[i]:
+            _put(on, on_size)
+        else:
+            _put(off, off_size)
+        _put_str(tails[i])
+    return _taken()
 
 
 cdef bint _line_break(str text):
@@ -190,25 +263,36 @@ cdef bint _line_break(str text):
 
 
 def conll_block(str text, long number, object fn_ids, bint conllu, str tail):
-    """One sentence's CoNLL block without token annotations, as :func:`pyfn.formats.conll._write`
-    writes it (CoNLL-U with its comments; ``fn_ids``, the FrameNet sentence IDs, an iterable of ints),
-    each line ending in a newline; None for a text with a line break or no token (the Python code
-    decides). ``tail`` follows each row's FORM."""
-    cdef Py_ssize_t i
-    cdef list pieces = []
+    """One sentence's CoNLL block without token annotations in UTF-8, as
+    :func:`pyfn.formats.conll._write` writes it (CoNLL-U with its comments; ``fn_ids``, the FrameNet
+    sentence IDs, an iterable of ints), each line ending in a newline; None for a text with a line
+    break, no token or a lone surrogate (the Python code decides). ``tail`` follows each row's FORM."""
+    cdef Py_ssize_t i, tail_size
+    cdef const char* tail_data = PyUnicode_AsUTF8AndSize(tail, &tail_size)
     if _line_break(text):
         return None
     _tokenize(text)
-    if _TOKS.n == 0:
+    if _TOKS.n == 0 or _TOKS.utf8 == NULL:
         return None
+    _OUT.size = 0
     if conllu:
-        pieces += ("# sent_id = ", _number(number), "\n# text = ", text, "\n")
+        _put(b"# sent_id = ", 12)
+        _put_str(_number(number))
+        _put(b"\n# text = ", 10)
+        _put_str(text)
+        _put(b"\n", 1)
         ids = ",".join([str(i) for i in fn_ids])
         if ids:
-            pieces += ("# fn_sentence_ids = ", ids, "\n")
+            _put(b"# fn_sentence_ids = ", 20)
+            _put_str(ids)
+            _put(b"\n", 1)
     for i in range(_TOKS.n):
-        pieces += (_numbered(i + 1), _words[i], tail, "\n")
-    return "".join(pieces)
+        _put_number(i + 1)
+        _put(b"\t", 1)
+        _put_word(i)
+        _put(tail_data, tail_size)
+        _put(b"\n", 1)
+    return _taken()
 
 
 def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_tags, bint all_ranks,
@@ -231,6 +315,8 @@ def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_ta
     if type(layers) is not tuple:
         return None
     _tokenize(text)
+    if _TOKS.utf8 == NULL:
+        return None
     n = _TOKS.n
     target = <char*>malloc(n if n > 0 else 1)
     if target == NULL:
@@ -317,6 +403,8 @@ def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_ta
                 for i in range(first + 1, last + 1):
                     tails[i] = inside
         return _block(tails, on_target, off_target, target), semeval, None, partial_target, partial_fe
+    except UnicodeEncodeError:  # a lone surrogate in a name: the Python code decides
+        return None
     finally:
         free(target)
 
@@ -374,7 +462,7 @@ def semafor_line(aset, str text, long number, bint with_fes):
         for i in range(n):
             if target[i]:
                 indices.append(_number(i))
-                words.append(_words[i])
+                words.append(_word(i))
         line = "\t".join(["1", "0.0", _number(1 + len(pairs) // 2), frame, lu, "_".join(indices), " ".join(words),
                           _number(number), *pairs])
         return line, partial_target, partial_fe

@@ -208,9 +208,10 @@ def _block(
 
 def _blocks(
     view: SplitView, split: str, fe_ranks: str, scheme: str, inventory: _Inventory, columns: int,
-    semeval: list[str], found: Losses,
-) -> Iterator[str]:
-    """The blocks of the sets kept, in order; for dev/test, every set's all-``O`` block goes to ``semeval``.
+    semeval: list[bytes], found: Losses,
+) -> Iterator[bytes]:
+    """The blocks of the sets kept, in order, in UTF-8; for dev/test, every set's all-``O`` block goes to
+    ``semeval``.
 
     Each set goes to the compiled twin of this loop's body first (:data:`bios_set_c`), which does the
     same or declines (None): then the code below writes it, or makes its error."""
@@ -238,7 +239,7 @@ def _blocks(
             previous, toks = number, tokens(view.table.string(number))
         target = _target_tokens(aset, toks, found)
         if split in EVAL_SPLITS:
-            semeval.append(_block(aset, toks, number, target, [(OUTSIDE, None)] * len(toks), None, columns))
+            semeval.append(_block(aset, toks, number, target, [(OUTSIDE, None)] * len(toks), None, columns).encode())
         labels = _fe_labels(aset, fe_ranks)
         reason = inventory.drop_reason(aset, labels, split)
         tagged = _fe_tags(aset, toks, labels, scheme) if reason is None else None
@@ -248,7 +249,7 @@ def _blocks(
         tags, partial = tagged
         if partial:
             found.add("partial_token_fe", partial)
-        yield _block(aset, toks, number, target, tags, inventory, columns)
+        yield _block(aset, toks, number, target, tags, inventory, columns).encode()
 
 
 def write(
@@ -277,7 +278,7 @@ def write(
     _check_options(scheme, fe_ranks, columns, consumer)
     directory = Path(directory)
     found = Losses()  # merged into ``losses`` only once every block could be made
-    semeval: list[str] = []
+    semeval: list[bytes] = []
     blocks = _blocks(SplitView.of(sets), split, fe_ranks, scheme, _Inventory(frames), columns, semeval, found)
     first = next(blocks, None)
     written: list[Path] = []

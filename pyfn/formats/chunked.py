@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
 import shutil
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -31,6 +33,7 @@ from typing import IO, Any
 
 from pyfn.collector import no_cycle_collection
 from pyfn.errors import PyfnError
+from pyfn import fileio
 from pyfn.fileio import atomic_writer, scratch_files, write_lines
 from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
@@ -134,6 +137,21 @@ class _Appender:
         self.files: dict[str, tuple[IO[bytes], hashlib._Hash]] = {}
         self.joined: dict[str, Any] = {}
 
+    def sync_early(self, split: str) -> None:
+        """Start writing the files of ``split`` to disk, in threads, once its last chunk is in: the
+        fsync before each file is renamed (at the end) then finds little left to write (FN 1.5 FT+EX
+        in six formats: 0.26 s of fsyncs at the end, most of them train's)."""
+        if not fileio.durable():
+            return
+        threads = []
+        for name, (handle, _) in self.files.items():
+            if name.startswith(f"{split}.") and name not in self.joined:
+                handle.flush()
+                threads.append(threading.Thread(target=_fsync_quietly, args=(handle.fileno(),), daemon=True))
+                threads[-1].start()
+        # joined before those files are closed (the stack closes them after what is entered later)
+        self.stack.callback(lambda: [thread.join() for thread in threads])
+
     def append(self, name: str, part: Path) -> None:
         if name not in self.files:  # a chunk without the file contributes nothing to it
             handle = self.stack.enter_context(atomic_writer(self.target / name, "wb"))
@@ -149,6 +167,14 @@ class _Appender:
             for block in iter(lambda: source.read(1 << 20), b""):
                 digest.update(block)
                 handle.write(block)
+
+
+def _fsync_quietly(fd: int) -> None:
+    """``os.fsync(fd)``; an error is left to the fsync that ends the file (:func:`~pyfn.fileio.atomic_writer`)."""
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
 
 
 @contextmanager
@@ -219,6 +245,8 @@ def write_splits(
             for result in progress(done, total):
                 for name in result.names:
                     appender.append(name, result.folder / name)
+                if result.index == len(plans[result.split]) - 1:
+                    appender.sync_early(result.split)
                 shutil.rmtree(result.folder, ignore_errors=True)  # none when no file was written
                 for key, n in result.losses.items():
                     (whole if key.rsplit(":", 1)[-1] in WHOLE_SPLIT_LOSSES else merged)[result.split][key] += n

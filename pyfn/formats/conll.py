@@ -114,7 +114,7 @@ def _write(path: Path, sentences: Sentences, columns: Mapping[int, Sequence[Toke
     if unknown:
         raise PyfnError(f"{path}: token annotations for sentence {unknown[0]}, which the sets do not have "
                         f"({len(table.strings)} sentences)")
-    blocks: list[str] = []  # one string per block, its lines joined, the empty line that ends it included
+    blocks: list[bytes] = []  # one per block in UTF-8, its lines joined, the empty line that ends it included
     conllu = dialect == "conllu"
     for number, text in enumerate(table.strings, table.first):
         if conll_block_c is not None and number not in columns:  # compiled, or None: the code below decides
@@ -138,7 +138,7 @@ def _write(path: Path, sentences: Sentences, columns: Mapping[int, Sequence[Toke
         else:  # no annotation: every token gets the row of EMPTY
             lines += [f"{i}\t{form}{_EMPTY_COLUMNS}" for i, form in enumerate(forms, 1)]
         lines.append("")
-        blocks.append("\n".join(lines))
+        blocks.append("\n".join(lines).encode())
     write_lines(path, blocks)
 
 
