@@ -22,11 +22,11 @@ from pyfn.formats.registry import (
 )
 from pyfn.framenet.cache import ReleaseCache
 from pyfn.framenet.identity import compare_read
-from pyfn.framenet.lexicon import read_frame
+from pyfn.framenet.lexicon import ReleaseFrames, read_frames
 from pyfn.framenet.release import Release, open_release
 from pyfn.lexicon import DEFAULT_RELATIONS, FN_TRAIN, TrainInventory, check_read_folders, generate
 from pyfn.manifest import MANIFEST, check_finished, data_signature, fingerprint
-from pyfn.model import AnnotationSet, Frame
+from pyfn.model import AnnotationSet
 from pyfn.outdir import check_target, files_under, staged
 from pyfn.preprocess.directory import Prepared, Progress, manifest_record, no_progress, prepare, preprocess_splits
 from pyfn.preprocess.runner import PreprocessOptions
@@ -155,12 +155,6 @@ def build_manifest(
         "warnings": result.warnings,
         "outputs": outputs,
     }
-
-
-def read_frames(release: Release) -> dict[str, Frame]:
-    """Every frame of a release's ``frame/`` folder, by name."""
-    frames = (read_frame(release.read(path), path) for path in release.list("frame"))
-    return {frame.name: frame for frame in frames}
 
 
 def _write(
@@ -325,8 +319,10 @@ def _convert_release(
     tos = _formats(to)
     chunked = tuple(fmt for fmt in tos if fmt not in RELEASE_FORMATS)
     by_chunk = (bool(chunked) or tables is not None) and not (chunked == ("jsonl",) and tables is None)
-    if by_chunk and ("bios" in tos or "parquet" in tos) and formats.frames is None:
+    if by_chunk and "parquet" in tos and formats.frames is None:  # this process writes the lexicon's frames
         formats = replace(formats, frames=read_frames(release))
+    elif by_chunk and "bios" in tos and formats.frames is None:  # only the writers' processes need them
+        formats = replace(formats, frames=ReleaseFrames(release))
     if by_chunk and "parquet" in tos:  # the workers start before the build: its signature, from the same inputs
         missing = bool(missing_documents(release, definition))
         formats = replace(formats, signature=_signature(release, definition, options, missing))

