@@ -169,6 +169,15 @@ EDGE = {
     "processing_instruction": _sentence(_set("<?pi x?>" + TARGET.replace("<label", "<?pi y?><label") + FE)),
     "sentence_id_bad": _sentence(_set(TARGET), attrs='ID="one"') + _sentence(_set(TARGET), attrs='docID="1"'),
     "no_text": "<sentence ID='4'><annotationSet/></sentence>",
+    # the compiled reader writes each line; a value it cannot write (a POS offset beyond 64 bits, a
+    # 19-digit ID) leaves the line to the Python encoder
+    "sentence_json_escapes": _sentence(_set('<layer name="PENN"><label start="0" end="2" name="n&quot;\\"/></layer>'
+                                            + TARGET + FE), attrs='ID="1" docID="5" corpID="-6" sentNo="0" paragNo="8" '
+                                            'aPos="9"', text='Tom saw it "\\&#9;&#13;\x7f\u2028\U0001F600 .'),
+    "pos_beyond_64_bits": _sentence(_set('<layer name="PENN"><label start="99999999999999999999" end="2" name="nn"/>'
+                                         '</layer>' + TARGET + FE)),
+    "ids_of_19_digits": _sentence(_set(TARGET + FE, 'ID="7" luID="9999999999999999999" luName="see.v" frameID="5" '
+                                       'frameName="Perception"'), attrs='ID="1" docID="9999999999999999999"'),
 }
 
 

@@ -109,13 +109,12 @@ def encode_sentence(sent_id: int, text: str, document: str, doc_id: int | None, 
 
 
 def encode_set(set_id: int, source: str, status: str, lu_id: int | None, lu_name: str, frame_id: int | None,
-               frame_name: str, layers: Iterable[tuple[str, int, Iterable[LabelRow]]], sentence: str,
-               layers_json: str | None = None) -> str:
+               frame_name: str, layers: Iterable[tuple[str, int, Iterable[LabelRow]]], sentence: str) -> str:
     """One set's JSON line (no newline) from its fields (each None or of the type the model
     declares), its layers as ``(name, rank, labels)`` with labels as ``(name, start, end, itype,
-    fe_id)`` (or ``layers_json``, what this writes of them, when the compiled reader made it), and its
-    sentence's :func:`encode_sentence`."""
-    layer_items = layers_json if layers_json is not None else ",".join([
+    fe_id)``, and its sentence's :func:`encode_sentence` (the compiled reader writes the same bytes:
+    ``pyfn/framenet/_clayers.pyx``)."""
+    layer_items = ",".join([
         f'{{"name":{"null" if name is None else _quote(name)},"rank":{"null" if rank is None else rank},'
         f'"labels":[{_labels(labels)}]}}' for name, rank, labels in layers])
     return (

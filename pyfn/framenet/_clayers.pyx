@@ -220,9 +220,14 @@ cdef const char* _HEX = b"0123456789abcdef"
 
 
 cdef int _put_string(_Buffer* out, const char* text) except -1:
-    """``text`` (UTF-8) as a JSON string, escaped as ``json.encoder.encode_basestring`` escapes (what
+    """``text`` (UTF-8, NUL-terminated) as a JSON string: :func:`_put_string_n`."""
+    return _put_string_n(out, text, strlen(text))
+
+
+cdef int _put_string_n(_Buffer* out, const char* text, Py_ssize_t n) except -1:
+    """``n`` bytes of UTF-8 as a JSON string, escaped as ``json.encoder.encode_basestring`` escapes (what
     :mod:`pyfn.formats.jsonl` writes: non-ASCII kept, control characters escaped)."""
-    cdef Py_ssize_t n = strlen(text), i
+    cdef Py_ssize_t i
     cdef unsigned char c
     cdef char* at
     _room(out, 6 * n + 2)
@@ -342,14 +347,15 @@ def read_layers(_Element aset not None, bint want_pos):
 
 def layers_json(_Element aset not None):
     """The JSON of the frame layers :func:`read_layers` reads, as :func:`pyfn.formats.jsonl.encode_set`
-    writes them, or None (a label not plain, a layer error): what :func:`read_sentences` gives
-    ``make_set``."""
-    return _layers_of(aset._c_node, False, True)[5]
+    writes them, or None (a label not plain, a layer error): what :func:`read_sentences` puts in the
+    set's line."""
+    encoded = _layers_of(aset._c_node, False, True)[5]
+    return None if encoded is None else encoded.decode("utf-8")
 
 
 cdef tuple _layers_of(tree.xmlNode* aset, bint want_pos, bint want_json):
-    """:func:`read_layers`'s five values, then the frame layers' JSON (:func:`layers_json`; None unless
-    ``want_json``)."""
+    """:func:`read_layers`'s five values, then the frame layers' JSON in UTF-8 (:func:`layers_json`; None
+    unless ``want_json``)."""
     cdef list layers = []
     cdef tree.xmlNode* node = aset.children
     cdef bint has_target = False
@@ -389,8 +395,105 @@ cdef tuple _layers_of(tree.xmlNode* aset, bint want_pos, bint want_json):
             node = node.next
     except ValueError as exc:
         return layers, has_target, pos_layer, pos, str(exc), None
-    return (layers, has_target, pos_layer, pos, None,
-            _JSON.data[:_JSON.used].decode("utf-8") if plain else None)
+    return layers, has_target, pos_layer, pos, None, _JSON.data[:_JSON.used] if plain else None
+
+
+cdef _Buffer _LINE
+"""A set's JSON line, or a sentence's part of it, being written (reused, never freed)."""
+
+
+cdef bint _put_value_int(_Buffer* out, object value) except -1:
+    """An int (``null`` for None) as :func:`pyfn.formats.jsonl.encode_set` writes it; False, with
+    nothing written, for another type or beyond 64 bits."""
+    cdef long long number
+    if value is None:
+        _put(out, b"null")
+        return True
+    if type(value) is not int:
+        return False
+    try:
+        number = value
+    except OverflowError:
+        return False
+    _put_int(out, number)
+    return True
+
+
+cdef bint _put_value_str(_Buffer* out, object value) except -1:
+    """A str (``null`` for None) as a JSON string; False for another type or a lone surrogate."""
+    cdef const char* data
+    cdef Py_ssize_t n
+    if value is None:
+        _put(out, b"null")
+        return True
+    if type(value) is not str:
+        return False
+    try:
+        data = PyUnicode_AsUTF8AndSize(value, &n)
+    except UnicodeEncodeError:
+        return False
+    _put_string_n(out, data, n)
+    return True
+
+
+cdef bytes _sentence_json(object sent_id, object text, object document, tuple ids, object pos_layer, tuple pos):
+    """A sentence's part of its sets' JSON lines, as :func:`pyfn.formats.jsonl.encode_sentence` writes
+    it, in UTF-8; None when a value is not plain (the Python encoder then writes the lines)."""
+    cdef bint ok
+    _LINE.used = 0
+    _put(&_LINE, b'"sentence":{"id":')
+    ok = _put_value_int(&_LINE, sent_id)
+    _put(&_LINE, b',"text":')
+    ok = ok and _put_value_str(&_LINE, text)
+    _put(&_LINE, b',"document":')
+    ok = ok and _put_value_str(&_LINE, document)
+    for key, value in zip((b',"doc_id":', b',"corpus_id":', b',"sent_no":', b',"parag_no":', b',"apos":'), ids):
+        _put(&_LINE, key)
+        ok = ok and _put_value_int(&_LINE, value)
+    _put(&_LINE, b',"pos_layer":')
+    ok = ok and _put_value_str(&_LINE, pos_layer)
+    _put(&_LINE, b',"pos":[')
+    for k, (tag, start, end) in enumerate(pos):
+        _put(&_LINE, b"[" if k == 0 else b",[")
+        ok = ok and _put_value_str(&_LINE, tag)
+        _put(&_LINE, b",")
+        ok = ok and _put_value_int(&_LINE, start)
+        _put(&_LINE, b",")
+        ok = ok and _put_value_int(&_LINE, end)
+        _put(&_LINE, b"]")
+    _put(&_LINE, b"]}}")
+    return _LINE.data[:_LINE.used] if ok else None
+
+
+cdef bytes _set_line(object set_id, object source, object status, object lu_id, object lu_name, object frame_id,
+                     object frame_name, bytes layers, bytes sentence):
+    """A set's JSON line as :func:`pyfn.formats.jsonl.encode_set` writes it, in UTF-8, from its fields,
+    its frame layers' JSON and its sentence's part; None when a value is not plain."""
+    cdef bint ok
+    _LINE.used = 0
+    _put(&_LINE, b'{"id":')
+    ok = _put_value_int(&_LINE, set_id)
+    _put(&_LINE, b',"source":')
+    ok = ok and _put_value_str(&_LINE, source)
+    _put(&_LINE, b',"status":')
+    ok = ok and _put_value_str(&_LINE, status)
+    _put(&_LINE, b',"lu_id":')
+    ok = ok and _put_value_int(&_LINE, lu_id)
+    _put(&_LINE, b',"lu":')
+    ok = ok and _put_value_str(&_LINE, lu_name)
+    _put(&_LINE, b',"frame_id":')
+    ok = ok and _put_value_int(&_LINE, frame_id)
+    _put(&_LINE, b',"frame":')
+    ok = ok and _put_value_str(&_LINE, frame_name)
+    _put(&_LINE, b',"layers":[')
+    _room(&_LINE, len(layers) + len(sentence) + 2)
+    memcpy(_LINE.data + _LINE.used, <const char*>layers, len(layers))
+    _LINE.used += len(layers)
+    _put(&_LINE, b"],")
+    _room(&_LINE, len(sentence))
+    memcpy(_LINE.data + _LINE.used, <const char*>sentence, len(sentence))
+    _LINE.used += len(sentence)
+    return _LINE.data[:_LINE.used] if ok else None
 
 
 # ------------------------------------------------------------------------------------- sentences
@@ -530,11 +633,14 @@ cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit
     result.sentences += 1
     source = _SOURCES[lexunit is not None]
     found = result.sets
+    sentence_json = _sentence_json(sent_id, text, document, ids, pos_layer, pos) if sets else None
     for set_id, status, lu_id, lu_name, frame_id, frame_name, layers, encoded, id_attr in sets:
         set_ids[set_id] = sent_id
+        line = (None if encoded is None or sentence_json is None else
+                _set_line(set_id, source, status, lu_id, lu_name, frame_id, frame_name, encoded, sentence_json))
         try:
             found.append(make_set(sentence, set_id, status, lu_id, lu_name, frame_id, frame_name, layers, source,
-                                  encoded))
+                                  line))
         except PyfnError as exc:
             aset_where = f"{where} annotationSet {id_attr}"
             result.problems.append(Problem(u"malformed_annotation_set", aset_where, str(exc)))

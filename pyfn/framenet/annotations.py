@@ -186,10 +186,10 @@ def read_file(
 
     ``make_sentence`` is called once per sentence with the fields of :class:`~pyfn.model.Sentence`,
     in order; ``make_set(sentence, id, status, lu_id, lu_name, frame_id, frame_name, layers, source,
-    layers_json)`` once per annotation set, with what ``make_sentence`` returned, the set's
+    line)`` once per annotation set, with what ``make_sentence`` returned, the set's
     ``Target``/``FE``/``PT``/``GF`` layers as ``(name, rank, [(name, start, end, itype, fe_id), ...])``
-    in document order and, when the compiled reader made it, their JSON as
-    :func:`pyfn.formats.jsonl.encode_set` writes them (else None); :attr:`FileResult.sets` lists what
+    in document order and, when the compiled reader wrote it, the set's JSON line in UTF-8 as
+    :func:`pyfn.formats.jsonl.encode_set` writes it (else None); :attr:`FileResult.sets` lists what
     it returns. Raises :class:`PyfnError` when the file as
     a whole cannot be read (malformed XML, wrong namespace); bad sentences and sets are recorded as
     problems.
@@ -271,7 +271,7 @@ def read_file_streamed(
 
 def _annotation_set(sentence: Sentence, set_id: int, status: str, lu_id: int | None, lu_name: str,
                     frame_id: int | None, frame_name: str, layers: list[LayerRows], source: str,
-                    layers_json: str | None) -> AnnotationSet:
+                    line: bytes | None) -> AnnotationSet:
     return AnnotationSet(
         id=set_id,
         sentence=sentence,

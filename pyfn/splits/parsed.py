@@ -83,21 +83,21 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
     ``malformed_file`` record, as the builder counts it).
 
     Straight from the rows of :func:`~pyfn.framenet.annotations.read_file` (the reader of
-    :func:`~pyfn.framenet.annotations.read_annotations`, without its model objects): each sentence's
-    part of the JSON lines is encoded once, each set's filters see a
-    :class:`~pyfn.splits.filters.SetView`.
+    :func:`~pyfn.framenet.annotations.read_annotations`, without its model objects): a set's JSON line
+    is the compiled reader's when it wrote one, else encoded here (each sentence's part of it once);
+    each set's filters see a :class:`~pyfn.splits.filters.SetView`.
     """
     texts: dict[str, tuple[str, str]] = {}
     filters = [(FILTER_BITS[f.name], f.removes) for f in FILTERS.values()]
 
-    def sentence(sent_id: int, text: str, *fields: Any) -> tuple[int, str, str, str, str]:
+    def sentence(sent_id: int, text: str, *fields: Any) -> tuple[int, str, str, str, list[Any]]:
         if text not in texts:
             texts[text] = (text.rstrip(), sentence_hash(text))
-        return (sent_id, text, *texts[text], jsonl.encode_sentence(sent_id, text, *fields))
+        return (sent_id, text, *texts[text], [None, fields])  # its JSON, made when a set needs it
 
-    def annotation_set(sent: tuple[int, str, str, str, str], set_id: int, status: str, lu_id: int | None,
+    def annotation_set(sent: tuple[int, str, str, str, list[Any]], set_id: int, status: str, lu_id: int | None,
                        lu_name: str, frame_id: int | None, frame_name: str, layers: list[LayerRows],
-                       source: str, layers_json: str | None) -> tuple:
+                       source: str, line: bytes | None) -> tuple:
         sent_id, text, stripped, sent_hash, sentence_json = sent
         reason = invalid_offsets(text, [(row[1], row[2]) for name, _, rows in layers if name in CHECKED_LAYERS
                                         for row in rows])
@@ -112,8 +112,11 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
         for bit, removes in filters:
             if removes(seen):
                 mask |= bit
-        line = jsonl.encode_set(set_id, source, status, lu_id, lu_name, frame_id, frame_name, layers, sentence_json,
-                                layers_json).encode()
+        if line is None:  # not written by the compiled reader: encoded here
+            if sentence_json[0] is None:
+                sentence_json[0] = jsonl.encode_sentence(sent_id, text, *sentence_json[1])
+            line = jsonl.encode_set(set_id, source, status, lu_id, lu_name, frame_id, frame_name, layers,
+                                    sentence_json[0]).encode()
         return (set_id, sent_id, frame_id, lu_id, mask, stripped, sent_hash,
                 "#".join([f"{s}#{e}" for s, e in target]), intern(lu_name), intern(frame_name), line)
 
