@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""Compiled twins of the token formats' per-set work: one set's Open-SESAME BIOS blocks
-(:func:`bios_set`, twin of :func:`pyfn.formats.bios._blocks`' loop body, in UTF-8) and one set's SEMAFOR line
+"""Compiled twins of the token formats' per-set work: one set's Open-SESAME BIOS blocks in UTF-8
+(:func:`bios_set`, twin of :func:`pyfn.formats.bios._blocks`' loop body) and one set's SEMAFOR line
 (:func:`semafor_line`, twin of :func:`pyfn.formats.semafor.frame_line`). Each returns what the
 Python code makes, with its losses as counts, or None for a set with anything the Python code would
 refuse or that this code does not handle (a value of another type than the model declares, a span
@@ -66,7 +66,6 @@ cdef bint _semafor_field(object value):
 
 cdef str _number(long n):
     return <str>_NUMBERS[n] if 0 <= n < 4097 else str(n)
-
 
 
 cdef struct _Tokens:

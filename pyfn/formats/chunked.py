@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from pyfn import fileio
 from pyfn.collector import no_cycle_collection
 from pyfn.errors import PyfnError
-from pyfn import fileio
 from pyfn.fileio import atomic_writer, scratch_files, write_lines
 from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
@@ -152,14 +152,12 @@ class _Appender:
         in six formats: 0.26 s of fsyncs at the end, most of them train's)."""
         if not fileio.durable():
             return
-        threads = []
         for name, (handle, _) in self.files.items():
             if name.startswith(f"{split}.") and name not in self.joined:
                 handle.flush()
-                threads.append(threading.Thread(target=_fsync_quietly, args=(handle.fileno(),), daemon=True))
-                threads[-1].start()
-        # joined before those files are closed (the stack closes them after what is entered later)
-        self.stack.callback(lambda: [thread.join() for thread in threads])
+                thread = threading.Thread(target=_fsync_quietly, args=(handle.fileno(),), daemon=True)
+                thread.start()
+                self.stack.callback(thread.join)  # before the file is closed: the stack closes it later
 
     def append(self, name: str, part: Path) -> None:
         if name not in self.files:  # a chunk without the file contributes nothing to it
