@@ -185,86 +185,69 @@ cdef object _str(_Cursor* c, bint interned, bint nullable):
     return None
 
 
-cdef tuple _labels(_Cursor* c):
+ctypedef object (*_Reader)(_Cursor*)
+
+
+cdef tuple _array(_Cursor* c, _Reader item):
+    """``[item,item,...]`` or ``[]`` as a tuple of what ``item`` reads; None (``c.ok`` False) when the
+    array is not in the layout."""
     cdef list out = []
     if not _lit(c, b"["):
         return None
     if c.p < c.end and c.p[0] == b"]":
         c.p += 1
         return ()
-    while c.ok:
-        _lit(c, b"[")
-        name = _str(c, True, False)
-        _lit(c, b",")
-        start = _int(c, True)
-        _lit(c, b",")
-        end = _int(c, True)
-        _lit(c, b",")
-        itype = _str(c, True, True)
-        _lit(c, b",")
-        fe_id = _int(c, True)
-        _lit(c, b"]")
+    while True:
+        value = item(c)
         if not c.ok:
             return None
-        out.append(_make(Label, _LABEL, (name, start, end, itype, fe_id)))
+        out.append(value)
         if c.p < c.end and c.p[0] == b",":
             c.p += 1
+        elif _lit(c, b"]"):
+            return tuple(out)
         else:
-            _lit(c, b"]")
-            break
-    return tuple(out) if c.ok else None
-
-
-cdef tuple _layers(_Cursor* c):
-    cdef list out = []
-    if not _lit(c, b"["):
-        return None
-    if c.p < c.end and c.p[0] == b"]":
-        c.p += 1
-        return ()
-    while c.ok:
-        _lit(c, b'{"name":')
-        name = _str(c, True, False)
-        _lit(c, b',"rank":')
-        rank = _int(c, False)
-        _lit(c, b',"labels":')
-        labels = _labels(c)
-        _lit(c, b"}")
-        if not c.ok:
             return None
-        out.append(_make(Layer, _LAYER, (name, rank, labels)))
-        if c.p < c.end and c.p[0] == b",":
-            c.p += 1
-        else:
-            _lit(c, b"]")
-            break
-    return tuple(out) if c.ok else None
 
 
-cdef tuple _pos(_Cursor* c):
-    cdef list out = []
-    if not _lit(c, b"["):
-        return None
-    if c.p < c.end and c.p[0] == b"]":
-        c.p += 1
-        return ()
-    while c.ok:
-        _lit(c, b"[")
-        tag = _str(c, True, False)
-        _lit(c, b",")
-        start = _int(c, True)
-        _lit(c, b",")
-        end = _int(c, True)
-        _lit(c, b"]")
-        if not c.ok:
-            return None
-        out.append((tag, start, end))
-        if c.p < c.end and c.p[0] == b",":
-            c.p += 1
-        else:
-            _lit(c, b"]")
-            break
-    return tuple(out) if c.ok else None
+cdef object _label(_Cursor* c):
+    """``[name,start,end,itype,feID]``: a :class:`~pyfn.model.Label`."""
+    _lit(c, b"[")
+    name = _str(c, True, False)
+    _lit(c, b",")
+    start = _int(c, True)
+    _lit(c, b",")
+    end = _int(c, True)
+    _lit(c, b",")
+    itype = _str(c, True, True)
+    _lit(c, b",")
+    fe_id = _int(c, True)
+    _lit(c, b"]")
+    return _make(Label, _LABEL, (name, start, end, itype, fe_id)) if c.ok else None
+
+
+cdef object _layer(_Cursor* c):
+    """``{"name":...,"rank":...,"labels":[...]}``: a :class:`~pyfn.model.Layer`."""
+    _lit(c, b'{"name":')
+    name = _str(c, True, False)
+    _lit(c, b',"rank":')
+    rank = _int(c, False)
+    _lit(c, b',"labels":')
+    labels = _array(c, _label) if c.ok else None
+    _lit(c, b"}")
+    return _make(Layer, _LAYER, (name, rank, labels)) if c.ok else None
+
+
+cdef object _pos_tag(_Cursor* c):
+    """``[tag,start,end]``: a POS tag tuple."""
+    _lit(c, b"[")
+    tag = _str(c, True, False)
+    _lit(c, b",")
+    start = _int(c, True)
+    _lit(c, b",")
+    end = _int(c, True)
+    _lit(c, b"]")
+    return (tag, start, end) if c.ok else None
 
 
 cdef object _sentence(_Cursor* c):
@@ -287,7 +270,7 @@ cdef object _sentence(_Cursor* c):
     _lit(c, b',"pos_layer":')
     pos_layer = _str(c, False, True)
     _lit(c, b',"pos":')
-    pos = _pos(c)
+    pos = _array(c, _pos_tag) if c.ok else None
     _lit(c, b"}")
     if not c.ok:
         return None
@@ -329,7 +312,7 @@ def decode(bytes line not None):
     _lit(c, b',"frame":')
     frame = _str(c, True, False)
     _lit(c, b',"layers":')
-    layers = _layers(c) if cur.ok else None
+    layers = _array(c, _layer) if cur.ok else None
     _lit(c, b',"sentence":')
     if not cur.ok:
         return None

@@ -12,7 +12,7 @@ error. Both take the sentence string and split it into tokens as :func:`pyfn.mod
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsLong, PyLong_CheckExact
 from cpython.unicode cimport Py_UNICODE_ISSPACE, PyUnicode_AsUTF8AndSize
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcpy
 
 cdef extern from *:
@@ -233,6 +233,25 @@ cdef bint _is_overt(object label):
     return label.start is not None and label.end is not None
 
 
+cdef int _mark_targets(object labels, char* target, long* partial) except -2:
+    """Mark the tokens of a Target layer's overt labels in ``target`` and count the partial-token ones
+    in ``partial``: how many labels marked tokens, or -1 for a label not plain or on no token."""
+    cdef long start, end
+    cdef Py_ssize_t first, last, i
+    cdef bint exact
+    cdef int marked = 0
+    for label in labels:
+        if not _is_overt(label):
+            continue
+        if not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
+            return -1
+        for i in range(first, last + 1):
+            target[i] = 1
+        marked += 1
+        partial[0] += not exact
+    return marked
+
+
 cdef bytes _block(list tails, str on_target, str off_target, char* target):
     """A BIOS block in UTF-8: per token its ID, FORM, the columns that say whether it is a target
     token, and its ``tails`` item."""
@@ -317,25 +336,18 @@ def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_ta
     if _TOKS.utf8 == NULL:
         return None
     n = _TOKS.n
-    target = <char*>malloc(n if n > 0 else 1)
+    target = <char*>calloc(n if n > 0 else 1, 1)  # 1: a target token
     if target == NULL:
         raise MemoryError()
     try:
-        for i in range(n):
-            target[i] = 0
         labels = []
         for layer in <tuple>layers:
             name = layer.name
             if name == "Target":
-                for label in layer.labels:
-                    if not _is_overt(label):
-                        continue
-                    if not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
-                        return None
-                    for i in range(first, last + 1):
-                        target[i] = 1
-                    covered = True
-                    partial_target += not exact
+                marked = _mark_targets(layer.labels, target, &partial_target)
+                if marked < 0:
+                    return None
+                covered = covered or marked > 0
             elif name == "FE":
                 rank = layer.rank
                 if not PyLong_CheckExact(rank):
@@ -425,25 +437,18 @@ def semafor_line(aset, str text, long number, bint with_fes):
         return None
     _tokenize(text)
     n = _TOKS.n
-    target = <char*>malloc(n if n > 0 else 1)
+    target = <char*>calloc(n if n > 0 else 1, 1)  # 1: a target token
     if target == NULL:
         raise MemoryError()
     try:
-        for i in range(n):
-            target[i] = 0
         pairs = []
         for layer in <tuple>layers:
             name = layer.name
             if name == "Target":
-                for label in layer.labels:
-                    if not _is_overt(label):
-                        continue
-                    if not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
-                        return None
-                    for i in range(first, last + 1):
-                        target[i] = 1
-                    covered = True
-                    partial_target += not exact
+                marked = _mark_targets(layer.labels, target, &partial_target)
+                if marked < 0:
+                    return None
+                covered = covered or marked > 0
             elif name == "FE" and with_fes:
                 for label in layer.labels:
                     if not _is_overt(label):

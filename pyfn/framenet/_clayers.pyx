@@ -436,30 +436,30 @@ cdef bint _put_value_str(_Buffer* out, object value) except -1:
     return True
 
 
+cdef bint _put_fields(_Buffer* out, tuple fields) except -1:
+    """Each ``(key, value, text)`` of ``fields``: ``key``, then ``value`` as JSON, a str when ``text``,
+    else an int (``null`` for None); False when a value is not of its kind."""
+    cdef bint ok = True
+    for key, value, text in fields:
+        _put(out, key)
+        ok = (_put_value_str(out, value) if text else _put_value_int(out, value)) and ok
+    return ok
+
+
 cdef bytes _sentence_json(object sent_id, object text, object document, tuple ids, object pos_layer, tuple pos):
     """A sentence's part of its sets' JSON lines, as :func:`pyfn.formats.jsonl.encode_sentence` writes
     it, in UTF-8; None when a value is not plain (the Python encoder then writes the lines)."""
-    cdef bint ok
+    doc_id, corpus_id, sent_no, parag_no, apos = ids
     _LINE.used = 0
-    _put(&_LINE, b'"sentence":{"id":')
-    ok = _put_value_int(&_LINE, sent_id)
-    _put(&_LINE, b',"text":')
-    ok = ok and _put_value_str(&_LINE, text)
-    _put(&_LINE, b',"document":')
-    ok = ok and _put_value_str(&_LINE, document)
-    for key, value in zip((b',"doc_id":', b',"corpus_id":', b',"sent_no":', b',"parag_no":', b',"apos":'), ids):
-        _put(&_LINE, key)
-        ok = ok and _put_value_int(&_LINE, value)
-    _put(&_LINE, b',"pos_layer":')
-    ok = ok and _put_value_str(&_LINE, pos_layer)
+    ok = _put_fields(&_LINE, ((b'"sentence":{"id":', sent_id, False), (b',"text":', text, True),
+                              (b',"document":', document, True), (b',"doc_id":', doc_id, False),
+                              (b',"corpus_id":', corpus_id, False), (b',"sent_no":', sent_no, False),
+                              (b',"parag_no":', parag_no, False), (b',"apos":', apos, False),
+                              (b',"pos_layer":', pos_layer, True)))
     _put(&_LINE, b',"pos":[')
     for k, (tag, start, end) in enumerate(pos):
-        _put(&_LINE, b"[" if k == 0 else b",[")
-        ok = ok and _put_value_str(&_LINE, tag)
-        _put(&_LINE, b",")
-        ok = ok and _put_value_int(&_LINE, start)
-        _put(&_LINE, b",")
-        ok = ok and _put_value_int(&_LINE, end)
+        ok = _put_fields(&_LINE, ((b"[" if k == 0 else b",[", tag, True), (b",", start, False),
+                                  (b",", end, False))) and ok
         _put(&_LINE, b"]")
     _put(&_LINE, b"]}}")
     return _LINE.data[:_LINE.used] if ok else None
@@ -469,30 +469,14 @@ cdef bytes _set_line(object set_id, object source, object status, object lu_id, 
                      object frame_name, bytes layers, bytes sentence):
     """A set's JSON line as :func:`pyfn.formats.jsonl.encode_set` writes it, in UTF-8, from its fields,
     its frame layers' JSON and its sentence's part; None when a value is not plain."""
-    cdef bint ok
     _LINE.used = 0
-    _put(&_LINE, b'{"id":')
-    ok = _put_value_int(&_LINE, set_id)
-    _put(&_LINE, b',"source":')
-    ok = ok and _put_value_str(&_LINE, source)
-    _put(&_LINE, b',"status":')
-    ok = ok and _put_value_str(&_LINE, status)
-    _put(&_LINE, b',"lu_id":')
-    ok = ok and _put_value_int(&_LINE, lu_id)
-    _put(&_LINE, b',"lu":')
-    ok = ok and _put_value_str(&_LINE, lu_name)
-    _put(&_LINE, b',"frame_id":')
-    ok = ok and _put_value_int(&_LINE, frame_id)
-    _put(&_LINE, b',"frame":')
-    ok = ok and _put_value_str(&_LINE, frame_name)
-    _put(&_LINE, b',"layers":[')
-    _room(&_LINE, len(layers) + len(sentence) + 2)
-    memcpy(_LINE.data + _LINE.used, <const char*>layers, len(layers))
-    _LINE.used += len(layers)
-    _put(&_LINE, b"],")
-    _room(&_LINE, len(sentence))
-    memcpy(_LINE.data + _LINE.used, <const char*>sentence, len(sentence))
-    _LINE.used += len(sentence)
+    ok = _put_fields(&_LINE, ((b'{"id":', set_id, False), (b',"source":', source, True),
+                              (b',"status":', status, True), (b',"lu_id":', lu_id, False), (b',"lu":', lu_name, True),
+                              (b',"frame_id":', frame_id, False), (b',"frame":', frame_name, True)))
+    for part in (b',"layers":[', layers, b"],", sentence):
+        _room(&_LINE, len(part))
+        memcpy(_LINE.data + _LINE.used, <const char*>part, len(part))
+        _LINE.used += len(part)
     return _LINE.data[:_LINE.used] if ok else None
 
 
