@@ -26,7 +26,7 @@ def test_the_compiled_writers_are_built_where_required():
     """``.ci/run`` sets PYFN_REQUIRE_COMPILED: a CI run that silently fell back to Python fails."""
     if os.environ.get("PYFN_REQUIRE_COMPILED"):
         assert bios.bios_set_c is not None and semafor.semafor_line_c is not None, compiled.WRITER
-        assert conll.conll_block_c is not None
+        assert conll.conll_block_c is not None and semafor.sentence_lines_c is not None
 
 
 WORDS = ["a", "bb", "Ünï", "x-y", "\U0001f600", "_", "O"]
@@ -152,6 +152,30 @@ def test_conll_twin_on_crafted_sentences(tmp_path, monkeypatch, texts):
     for writer in (conll.write_conllx, conll.write_conllu):
         _both(tmp_path / writer.__name__, monkeypatch, conll, "conll_block_c",
               lambda folder, losses: writer(folder / "x.conll", sets))
+
+
+@needs_twins
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(st.sampled_from("ab é\U0001f600\t\xa0\u3000\u2028\x1c\r\n\ud800"), max_size=8), max_size=6),
+       st.sampled_from([None, True, False]), st.lists(st.booleans(), min_size=6, max_size=6))
+def test_sentences_twin_writes_what_python_writes(tmp_path_factory, monkeypatch, texts, normalize, exemplar):
+    """``.sentences`` lines: normalized or not (by default those of exemplar sets), whitespace of every
+    kind, CR and LF (an error unless normalized away), lone surrogates, empty sentences."""
+    tmp = tmp_path_factory.mktemp("sentences")
+    sets = [AnnotationSet(k, Sentence(k, text, "d"), "MANUAL", 1, "give.v", 2, "Giving", (),
+                          "exemplar" if exemplar[k] else "fulltext") for k, text in enumerate(texts)]
+    _both(tmp, monkeypatch, semafor, "sentence_lines_c", lambda folder, losses: semafor.write_sentences(
+        folder, "train", sets, losses=losses, normalize_space=normalize))
+
+
+@needs_twins
+def test_sentences_twin_counts_each_line_normalizing_changed(tmp_path, monkeypatch):
+    """A TAB made a space keeps the line's length: counted all the same."""
+    sets = [AnnotationSet(k, Sentence(k, text, "d"), "MANUAL", 1, "give.v", 2, "Giving", (), "exemplar")
+            for k, text in enumerate(["a\tb", "a b", "x  y", " lead", "c\xa0d"])]
+    files, losses, error = _both(tmp_path, monkeypatch, semafor, "sentence_lines_c", lambda folder, losses:
+                                 semafor.write_sentences(folder, "train", sets, losses=losses))
+    assert error is None and losses == {"normalized_space": 4}
 
 
 @needs_twins

@@ -7,13 +7,14 @@ refuse or that this code does not handle (a value of another type than the model
 on no token, a name a format cannot hold): the Python code then writes that set, or makes its
 error. Both take the sentence string and split it into tokens as :func:`pyfn.model.tokens` does
 (maximal runs of characters that are not ``str.isspace``), once for the sets of a sentence.
-:func:`conll_block` writes the CoNLL block of a sentence without token annotations (UTF-8)."""
+:func:`conll_block` writes the CoNLL block of a sentence without token annotations, and
+:func:`sentence_lines` the ``.sentences`` lines (UTF-8)."""
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsLong, PyLong_CheckExact
 from cpython.unicode cimport Py_UNICODE_ISSPACE, PyUnicode_AsUTF8AndSize
 from libc.stdlib cimport calloc, free, realloc
-from libc.string cimport memcpy
+from libc.string cimport memchr, memcmp, memcpy
 
 cdef extern from *:
     const char* PYFN_SOURCE_SHA256  # defined by setup.py: the sha256 of this file as compiled
@@ -311,6 +312,37 @@ def conll_block(str text, long number, object fn_ids, bint conllu, str tail):
         _put(tail_data, tail_size)
         _put(b"\n", 1)
     return _taken()
+
+
+def sentence_lines(list strings, object normalize):
+    """The ``.sentences`` lines of ``strings`` in UTF-8, each followed by a newline (those in the set
+    ``normalize`` as their tokens joined by single spaces), and how many of those normalizing changed,
+    as :func:`pyfn.formats.semafor._sentence_lines` makes them; None for a line that keeps a CR or LF,
+    a lone surrogate or a value not a str (the Python code decides)."""
+    cdef Py_ssize_t k, start, size, changed = 0
+    cdef const char* data
+    _OUT.size = 0
+    for string in strings:
+        if type(string) is not str:
+            return None
+        try:
+            data = PyUnicode_AsUTF8AndSize(string, &size)
+        except UnicodeEncodeError:
+            return None
+        if string in normalize:
+            _tokenize(string)
+            start = _OUT.size
+            for k in range(_TOKS.n):
+                if k:
+                    _put(b" ", 1)
+                _put_word(k)
+            changed += _OUT.size - start != size or memcmp(_OUT.data + start, data, size) != 0
+        elif memchr(data, 10, size) != NULL or memchr(data, 13, size) != NULL:
+            return None
+        else:
+            _put(data, size)
+        _put(b"\n", 1)
+    return _taken(), changed
 
 
 def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_tags, bint all_ranks,

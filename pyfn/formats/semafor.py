@@ -51,6 +51,8 @@ _INDEX = re.compile(r"[0-9]+")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|NaN|[+-]?Infinity")
 semafor_line_c = compiled.WRITE_MODULE.semafor_line if compiled.WRITE_MODULE is not None else None
 """The compiled twin of :func:`frame_line` (None when not used: :data:`pyfn.framenet.compiled.WRITER` says why)."""
+sentence_lines_c = compiled.WRITE_MODULE.sentence_lines if compiled.WRITE_MODULE is not None else None
+"""The compiled twin of :func:`_sentence_lines`' loop (None when not used)."""
 _MAX_DIGITS = 100
 """Longer numbers are refused as malformed (Python's ``int`` refuses strings over 4,300 digits)."""
 
@@ -69,12 +71,19 @@ def _checked(value: str, what: str, aset: AnnotationSet) -> str:
 
 def _sentence_lines(
     table: SentenceTable, sets: Sequence[AnnotationSet], normalize_space: bool | None, losses: Losses
-) -> list[str]:
-    """The ``.sentences`` lines; normalized where asked (by default: sentences of exemplar sets)."""
+) -> list[str] | list[bytes]:
+    """The ``.sentences`` lines; normalized where asked (by default: sentences of exemplar sets). The
+    compiled twin (:data:`sentence_lines_c`) gives them all as one UTF-8 item, or declines."""
     if normalize_space is None:
         normalize = {sentence_string(s.sentence.text) for s in sets if s.source == "exemplar"}
     else:
         normalize = set(table.strings) if normalize_space else set()
+    done = sentence_lines_c(table.strings, normalize) if sentence_lines_c is not None else None
+    if done is not None:
+        joined, changed = done
+        if changed:
+            losses.add("normalized_space", changed)
+        return [joined[:-1]] if joined else []  # write_lines ends each item with a newline
     lines = []
     for string in table.strings:
         line = string

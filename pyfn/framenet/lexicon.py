@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Iterator, Mapping
 
 from pyfn.errors import PyfnError
@@ -72,11 +73,14 @@ class ReleaseFrames(Mapping[str, Frame]):
     def __init__(self, release: Release) -> None:
         self._release = release
         self._frames: dict[str, Frame] | None = None
+        self._one_at_a_time = multiprocessing.Lock()
 
     def load_forked(self) -> None:
-        """Read the frames in a process forked from the one that opened the release."""
+        """Read the frames in a process forked from the one that opened the release, one such process
+        at a time: they read on the core the parent's build leaves, not on the parent's."""
         self._release.detach()  # the parent's open zip is not this process's to read
-        self._loaded()
+        with self._one_at_a_time:
+            self._loaded()
 
     def _loaded(self) -> dict[str, Frame]:
         if self._frames is None:
