@@ -363,7 +363,7 @@ def _build_and_write(
         # the lines are released as they are sent to the writers: one copy of the data in memory
         written_chunks = write_splits(
             target, [SplitLines(name, data.lines, data.starts) for name, data in result.splits.items()], chunked,
-            formats, jobs=options.jobs, progress=write_progress, several=several, pool=pool,
+            formats, jobs=options.jobs, progress=write_progress, several=several, pool=pool, tables=tables is not None,
         )
         outputs.update(written_chunks.outputs)
         for name, found_losses in written_chunks.losses.items():

@@ -210,3 +210,17 @@ def test_a_frame_file_the_writers_cannot_read_fails_the_conversion(tmp_path, mon
         write_splits(tmp_path, split_lines, ("bios",), FormatOptions(frames=lexicon.ReleaseFrames(release)), jobs=2,
                      chunk_sets=5)
     assert not list(tmp_path.iterdir())
+
+
+def test_sentence_tables_come_back_only_when_asked_for(tmp_path):
+    """Preprocessing needs the tables; every other run writes the same files without sending them."""
+    release, result = _built()
+
+    def write(target, tables):
+        split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+        return write_splits(target, split_lines, ("semafor", "conllu"), FormatOptions(), jobs=2, chunk_sets=5,
+                            tables=tables)
+
+    with_tables, without = write(tmp_path / "with", True), write(tmp_path / "without", False)
+    assert without.tables == {} and set(with_tables.tables) == {"train", "dev", "test"}
+    assert (without.outputs, without.losses) == (with_tables.outputs, with_tables.losses)

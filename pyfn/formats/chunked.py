@@ -63,6 +63,7 @@ class _Chunk:
     index: int
     first: int  # the sentence number of the chunk's first sentence
     lines: list[bytes]
+    table: bool  # whether the sentence table goes back to the parent
 
 
 @dataclass
@@ -72,12 +73,13 @@ class _Done:
     folder: Path
     names: list[str]
     losses: dict[str, int]
-    table: SentenceTable
+    table: SentenceTable | None
 
 
 @dataclass
 class Written:
-    """What :func:`write_splits` wrote: file hashes, losses by split, sentence tables by split."""
+    """What :func:`write_splits` wrote: file hashes, losses by split, sentence tables by split (none
+    unless asked for)."""
 
     outputs: dict[str, str]
     losses: dict[str, dict[str, int]]
@@ -134,7 +136,8 @@ def _write_chunk(chunk: _Chunk) -> _Done:
     except PyfnError as exc:  # name the final file, not the scratch one
         raise PyfnError(str(exc).replace(str(folder), str(target)), exit_code=exc.exit_code) from None
     names = [p.name for p in [*paths, *written]]
-    return _Done(chunk.split, chunk.index, folder, names, loss_counts(losses, several=_WORKER["several"]), view.table)
+    return _Done(chunk.split, chunk.index, folder, names, loss_counts(losses, several=_WORKER["several"]),
+                 view.table if chunk.table else None)
 
 
 class _Appender:
@@ -210,13 +213,16 @@ def write_splits(
     progress: Callable = lambda items, total: items,
     several: bool | None = None,
     pool: Pool | None = None,
+    tables: bool = True,
 ) -> Written:
     """Write every split in every format of ``tos`` into ``target``; the lines of
     each split are released as they are sent to a worker (``jobs`` processes,
     0: one per core; or the workers of ``pool``, from :func:`writer_pool` with the
     same target, formats, options and ``several``). Losses are prefixed by format when
     there are several (``several``: when the run writes other formats too; default:
-    when ``tos`` has more than one)."""
+    when ``tos`` has more than one). The splits' sentence tables come back only with
+    ``tables`` (preprocessing needs them; FN 1.5 FT+EX's train table costs the workers
+    and this process about 0.2 s to send and join)."""
     target = Path(target)
     tos = tuple(tos)
     several = len(tos) > 1 if several is None else several
@@ -232,7 +238,7 @@ def write_splits(
             lines = split.lines[::-1]  # popped from the end: each line is freed once sent
             split.lines.clear()
             for index, (begin, end, first) in enumerate(plans[split.name]):
-                yield _Chunk(split.name, index, first, [lines.pop() for _ in range(end - begin)])
+                yield _Chunk(split.name, index, first, [lines.pop() for _ in range(end - begin)], tables)
 
     merged: dict[str, Counter] = {s.name: Counter() for s in splits}
     whole: dict[str, Counter] = {s.name: Counter() for s in splits}
@@ -257,7 +263,8 @@ def write_splits(
                 shutil.rmtree(result.folder, ignore_errors=True)  # none when no file was written
                 for key, n in result.losses.items():
                     (whole if key.rsplit(":", 1)[-1] in WHOLE_SPLIT_LOSSES else merged)[result.split][key] += n
-                parts[result.split].append(result.table)
+                if result.table is not None:
+                    parts[result.split].append(result.table)
             hashes = {name: digest for name, (_, digest) in appender.files.items()}
         # every final file is complete and renamed
     finally:
@@ -271,5 +278,5 @@ def write_splits(
     return Written(
         outputs={name: digest.hexdigest() for name, digest in sorted(hashes.items())},
         losses=losses,
-        tables={name: SentenceTable.joined(tables) for name, tables in parts.items()},
+        tables={name: SentenceTable.joined(part) for name, part in parts.items()} if tables else {},
     )
