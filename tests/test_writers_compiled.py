@@ -64,6 +64,9 @@ def annotation_set(draw, set_id: int, text: str) -> AnnotationSet:
         layers.append(Layer("FE", rank, tuple(draw(st.lists(labels(text, fe_names), max_size=3)))))
     if draw(st.booleans()):
         layers.insert(draw(st.integers(0, len(layers))), Layer("Target", 2, (draw(labels(text, st.just("T"))),)))
+    if draw(st.booleans()):  # what neither format reads
+        layers.insert(draw(st.integers(0, len(layers))), Layer(draw(st.sampled_from(["GF", "PT"])), 1,
+                                                               tuple(draw(st.lists(labels(text, fe_names), max_size=2)))))
     frame = draw(st.sampled_from(["Giving"] * 12 + ["Other"] * 6 + ["Unknown", "Bad\tframe", "_"]))
     lu = draw(st.sampled_from(["give.v"] * 12 + ["gift.n"] * 4 + ["x.y.v"] * 4 + ["give", "giv\u2029e.v"]))
     sentence = Sentence(id=set_id // 3, text=text, document="d.xml")

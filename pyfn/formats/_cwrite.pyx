@@ -13,7 +13,7 @@ error. Both take the sentence string and split it into tokens as :func:`pyfn.mod
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.long cimport PyLong_AsLong, PyLong_CheckExact
 from cpython.unicode cimport Py_UNICODE_ISSPACE, PyUnicode_AsUTF8AndSize
-from libc.stdlib cimport calloc, free, realloc
+from libc.stdlib cimport realloc
 from libc.string cimport memchr, memcmp, memcpy
 
 cdef extern from *:
@@ -76,6 +76,7 @@ cdef struct _Tokens:
     Py_ssize_t* ends
     Py_ssize_t* byte_starts  # offsets in the text's UTF-8, end exclusive
     Py_ssize_t* byte_ends
+    char* target  # 1 for a token of the set's target (:func:`_mark_target`)
     const char* utf8  # the text's UTF-8 (NULL: it has none, a lone surrogate)
 
 cdef _Tokens _TOKS
@@ -131,6 +132,10 @@ cdef int _grow() except -1:
     _TOKS.ends = _grown(_TOKS.ends, room)
     _TOKS.byte_starts = _grown(_TOKS.byte_starts, room)
     _TOKS.byte_ends = _grown(_TOKS.byte_ends, room)
+    cdef char* target = <char*>realloc(_TOKS.target, room)
+    if target == NULL:
+        raise MemoryError()
+    _TOKS.target = target
     _TOKS.room = room
     return 0
 
@@ -234,26 +239,32 @@ cdef bint _is_overt(object label):
     return label.start is not None and label.end is not None
 
 
-cdef int _mark_targets(object labels, char* target, long* partial) except -2:
-    """Mark the tokens of a Target layer's overt labels in ``target`` and count the partial-token ones
-    in ``partial``: how many labels marked tokens, or -1 for a label not plain or on no token."""
+cdef int _mark_target(tuple layers, long* partial) except -2:
+    """Mark in ``_TOKS.target`` the tokens of the overt labels of every Target layer of ``layers`` and
+    count the partial-token ones in ``partial``: 1 when a token is marked, 0 when none, -1 for a label
+    not plain or on no token."""
     cdef long start, end
     cdef Py_ssize_t first, last, i
     cdef bint exact
     cdef int marked = 0
-    for label in labels:
-        if not _is_overt(label):
+    for i in range(_TOKS.n):
+        _TOKS.target[i] = 0
+    for layer in layers:
+        if layer.name != "Target":
             continue
-        if not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
-            return -1
-        for i in range(first, last + 1):
-            target[i] = 1
-        marked += 1
-        partial[0] += not exact
+        for label in layer.labels:
+            if not _is_overt(label):
+                continue
+            if not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
+                return -1
+            for i in range(first, last + 1):
+                _TOKS.target[i] = 1
+            marked = 1
+            partial[0] += not exact
     return marked
 
 
-cdef bytes _block(list tails, str on_target, str off_target, char* target):
+cdef bytes _block(list tails, str on_target, str off_target):
     """A BIOS block in UTF-8: per token its ID, FORM, the columns that say whether it is a target
     token, and its ``tails`` item."""
     cdef Py_ssize_t i, on_size, off_size
@@ -264,7 +275,7 @@ cdef bytes _block(list tails, str on_target, str off_target, char* target):
         _put_number(i + 1)
         _put(b"\t", 1)
         _put_word(i)
-        if target[i]:
+        if _TOKS.target[i]:
             _put(on, on_size)
         else:
             _put(off, off_size)
@@ -355,8 +366,7 @@ def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_ta
     FEs' coreTypes."""
     cdef Py_ssize_t n, i, first, last
     cdef long start, end, partial_target = 0, partial_fe = 0
-    cdef bint exact, covered = False
-    cdef char* target
+    cdef bint exact
     frame = aset.frame_name
     lu = aset.lu_name
     if not (_bios_field(frame) and _bios_field(lu)) or "." not in <str>lu:
@@ -367,35 +377,26 @@ def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_ta
     _tokenize(text)
     if _TOKS.utf8 == NULL:
         return None
+    if _mark_target(layers, &partial_target) <= 0:
+        return None
     n = _TOKS.n
-    target = <char*>calloc(n if n > 0 else 1, 1)  # 1: a target token
-    if target == NULL:
-        raise MemoryError()
+    labels = []
+    for layer in <tuple>layers:
+        if layer.name == "FE":
+            rank = layer.rank
+            if not PyLong_CheckExact(rank):
+                return None
+            for label in layer.labels:
+                if _is_overt(label) and (all_ranks or rank == 1):
+                    labels.append(label)
     try:
-        labels = []
-        for layer in <tuple>layers:
-            name = layer.name
-            if name == "Target":
-                marked = _mark_targets(layer.labels, target, &partial_target)
-                if marked < 0:
-                    return None
-                covered = covered or marked > 0
-            elif name == "FE":
-                rank = layer.rank
-                if not PyLong_CheckExact(rank):
-                    return None
-                for label in layer.labels:
-                    if _is_overt(label) and (all_ranks or rank == 1):
-                        labels.append(label)
-        if not covered:
-            return None
         middle = f"\t_\t_\t_\t_\t{number}\t_\t_\t_\t_\t_\t"
         off_target = middle + "_\t_\t"
         on_target = f"{middle}{lu}\t{frame}\t"
         outside_end = "\n" if columns == 15 else "\t_\n"
         semeval = None
         if eval_split:
-            semeval = _block([_OUTSIDE + outside_end] * n, on_target, off_target, target)
+            semeval = _block([_OUTSIDE + outside_end] * n, on_target, off_target)
         reason = None
         if lemmas is not None:
             frame_lemmas = lemmas.get(frame)
@@ -445,21 +446,18 @@ def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_ta
                 inside = "I-" + name + end_of
                 for i in range(first + 1, last + 1):
                     tails[i] = inside
-        return _block(tails, on_target, off_target, target), semeval, None, partial_target, partial_fe
+        return _block(tails, on_target, off_target), semeval, None, partial_target, partial_fe
     except UnicodeEncodeError:  # a lone surrogate in a name: the Python code decides
         return None
-    finally:
-        free(target)
 
 
 def semafor_line(aset, str text, long number, bint with_fes):
     """One set's SEMAFOR line as :func:`pyfn.formats.semafor.frame_line` writes it, with its counts of
     partial-token target and FE labels: ``(line, partial target, partial FE)``; or None (the Python
     code decides)."""
-    cdef Py_ssize_t n, i, first, last
+    cdef Py_ssize_t i, first, last
     cdef long start, end, partial_target = 0, partial_fe = 0
-    cdef bint exact, covered = False
-    cdef char* target
+    cdef bint exact
     frame = aset.frame_name
     lu = aset.lu_name
     if not (_semafor_field(frame) and _semafor_field(lu)):
@@ -468,39 +466,27 @@ def semafor_line(aset, str text, long number, bint with_fes):
     if type(layers) is not tuple:
         return None
     _tokenize(text)
-    n = _TOKS.n
-    target = <char*>calloc(n if n > 0 else 1, 1)  # 1: a target token
-    if target == NULL:
-        raise MemoryError()
-    try:
-        pairs = []
-        for layer in <tuple>layers:
-            name = layer.name
-            if name == "Target":
-                marked = _mark_targets(layer.labels, target, &partial_target)
-                if marked < 0:
-                    return None
-                covered = covered or marked > 0
-            elif name == "FE" and with_fes:
-                for label in layer.labels:
-                    if not _is_overt(label):
-                        continue
-                    if not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
-                        return None
-                    if not _semafor_field(label.name):
-                        return None
-                    partial_fe += not exact
-                    pairs += (label.name, _number(first) if first == last else f"{first}:{last}")
-        if not covered:
-            return None
-        indices = []
-        words = []
-        for i in range(n):
-            if target[i]:
-                indices.append(_number(i))
-                words.append(_word(i))
-        line = "\t".join(["1", "0.0", _number(1 + len(pairs) // 2), frame, lu, "_".join(indices), " ".join(words),
-                          _number(number), *pairs])
-        return line, partial_target, partial_fe
-    finally:
-        free(target)
+    if _mark_target(layers, &partial_target) <= 0:
+        return None
+    pairs = []
+    for layer in <tuple>layers:
+        if layer.name != "FE" or not with_fes:
+            continue
+        for label in layer.labels:
+            if not _is_overt(label):
+                continue
+            if not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
+                return None
+            if not _semafor_field(label.name):
+                return None
+            partial_fe += not exact
+            pairs += (label.name, _number(first) if first == last else f"{first}:{last}")
+    indices = []
+    words = []
+    for i in range(_TOKS.n):
+        if _TOKS.target[i]:
+            indices.append(_number(i))
+            words.append(_word(i))
+    line = "\t".join(["1", "0.0", _number(1 + len(pairs) // 2), frame, lu, "_".join(indices), " ".join(words),
+                      _number(number), *pairs])
+    return line, partial_target, partial_fe

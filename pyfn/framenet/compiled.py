@@ -31,6 +31,8 @@ SOURCE = Path(__file__).with_name("_clayers.pyx")
 
 JSONL_SOURCE = Path(__file__).parent.parent / "formats" / "_cjsonl.pyx"
 """The compiled JSON-line decoder's source."""
+WRITE_SOURCE = JSONL_SOURCE.with_name("_cwrite.pyx")
+"""The compiled writers' source."""
 
 
 def load(source: Path = SOURCE, name: str = "pyfn.framenet._clayers", what: str = "reader",
@@ -52,5 +54,5 @@ MODULE, READER = load()
 """The compiled module (None when not used) and which readers pyfn uses, in words."""
 JSONL_MODULE, JSONL_DECODER = load(JSONL_SOURCE, "pyfn.formats._cjsonl", "JSON-line decoder")
 """The compiled JSON-line decoder (None when not used) and which decoder pyfn uses, in words."""
-WRITE_MODULE, WRITER = load(Path(__file__).parent.parent / "formats" / "_cwrite.pyx", "pyfn.formats._cwrite", "writer")
+WRITE_MODULE, WRITER = load(WRITE_SOURCE, "pyfn.formats._cwrite", "writer")
 """The compiled writers' per-set work (None when not used) and which pyfn uses, in words."""
