@@ -10,6 +10,7 @@ import zipfile
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lxml import etree
 
 from conftest import xml_attributes
 
@@ -138,6 +139,36 @@ def test_a_large_file_is_streamed(monkeypatch):
     assert _outcome(annotations.read_file, data, "fulltext/x.xml")["sentences"] == 1
 
 
+@compiled
+@pytest.mark.parametrize("text", [
+    "<text> <x/>a b</text>", "<text>\t\n<?pi x?>a b</text>", "<text> <!-- c -->a b</text>", "<text>  \r\na b</text>",
+    "<text> <![CDATA[a]]> b</text>", "<text> \n </text>", "<text> a b </text>", "<text>\n<x/></text>",
+    "<text> &amp; <x/></text>", "<text> &#32;<x/>a</text>", '<text xml:space="preserve"> <x/>a</text>',
+], ids=["blank then element", "blank then instruction", "blank then comment", "blank then CR LF", "blank then CDATA",
+        "blank only", "blank around", "blank then element only", "entity, blank, element", "char ref then element",
+        "xml:space"])
+def test_blank_text_the_whole_parser_drops_is_never_read(text):
+    """The whole reader's parser drops blank text between elements (``_WHOLE_NO_BLANKS``): the text of
+    every sentence stays the streamed reader's, blank parts before a first child element included."""
+    data = _doc(f'<sentence ID="1">\n  {text}\n  {_SET.format(7)}\n</sentence>\n')
+    whole = _outcome(annotations.read_file, data, "fulltext/x.xml")
+    assert whole == _outcome(read_file_streamed, data, "fulltext/x.xml")
+    parsed = etree.fromstring(data, etree.XMLParser(remove_comments=True))
+    assert whole["sets"][0].sentence.text == (parsed.find(f"{{{FN_NS}}}sentence/{{{FN_NS}}}text").text or "")
+
+
+@compiled
+def test_blank_text_is_dropped_only_where_it_is_safe(monkeypatch):
+    """A file without ``<!`` or CR is parsed dropping blank text; one with either is not."""
+    used = []
+    fromstring = etree.fromstring
+    monkeypatch.setattr(annotations.etree, "fromstring",
+                        lambda data, parser: (used.append(parser is annotations._WHOLE_NO_BLANKS), fromstring(data, parser))[1])
+    for text, dropped in (("<text> a</text>", True), ("<text> a\r</text>", False), ("<text> a<!-- c --></text>", False)):
+        _read_whole(_doc(f'<sentence ID="1">{text}</sentence>'), "fulltext/x.xml", Sentence, _annotation_set)
+        assert used.pop() is dropped, text
+
+
 _PLAIN = ["1", "2", "3", "-3", "007", "12"]
 """Integers the C reader reads (IDs repeat: duplicates), beside odd ones it leaves to Python."""
 _INTS = st.one_of(st.none(), st.sampled_from(_PLAIN * 4 + ["+5", " 5", "x", "", "٣", "9" * 19]))
@@ -183,7 +214,8 @@ def _sentence_xml(draw) -> str:
         attrs = xml_attributes(draw, ("ID", "docID", "corpID", "sentNo", "paragNo", "aPos"), _INTS)
     text = draw(st.sampled_from(["<text>a b</text>", "<text>a b c</text>"] * 3 + [
         "<text/>", "", "<text>a<![CDATA[ b]]></text>", "<text>a &amp; b</text>",
-        "<x:text xmlns:x='urn:o'>a</x:text><text>a b</text>"]))
+        "<x:text xmlns:x='urn:o'>a</x:text><text>a b</text>", "<text> <x/>a</text>", "<text>\n<?pi x?>a</text>",
+        "<text> \t</text>", "<text> <!-- c -->a</text>", "<text> \r\na</text>", "\n <text> a\n</text>\n "]))
     inner = draw(st.sampled_from(["", "", "", "<?pi x?>", " ", "<other/>"]))
     sets = "".join(draw(st.lists(_annotation_set_xml(), max_size=3)))
     return f"<sentence {attrs}>{text}{inner}{sets}</sentence>"

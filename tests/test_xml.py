@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pyfn.framenet import xml
-from pyfn.framenet.xml import NS, declares_dtd, iterparse
+from pyfn.framenet.xml import NS, declares_dtd, holds_declaration, iterparse
 
 DOC = (b'<?xml version="1.0"?><lexUnit xmlns="http://framenet.icsi.berkeley.edu" ID="1">'
        b'<header><frame><FE name="A" type="Core"/></frame></header><valences><FERealization total="1"/></valences>'
@@ -38,6 +38,7 @@ _PIECES = st.sampled_from([b"<", b"!", b"<!", b"<!DOCTYPE", b"<!ENTITY", b"DOCTY
 @given(st.lists(_PIECES, max_size=40).map(b"".join))
 def test_declares_dtd_is_the_two_substring_searches(data):
     assert declares_dtd(data) == (b"<!DOCTYPE" in data or b"<!ENTITY" in data)
+    assert holds_declaration(data) == (b"<!" in data)
 
 
 def test_declares_dtd_after_many_bangs(monkeypatch):
@@ -46,3 +47,5 @@ def test_declares_dtd_after_many_bangs(monkeypatch):
     for data, expected in ((b"!!<!ENTITY", True), (b"!!!<!DOCTYPE x>", True), (b"a!b!<c!d", False),
                            (b"!!<!DOCTYPE", True), (b"!<!", False), (b"<!!!<!ENTITY", True)):
         assert declares_dtd(data) is expected, data
+    for data, expected in ((b"!!<!", True), (b"!!!a<!", True), (b"a!b!<c!d", False), (b"!<!", True), (b"!!!", False)):
+        assert holds_declaration(data) is expected, data

@@ -505,6 +505,25 @@ cdef bint _holds_sentence(tree.xmlNode* top) noexcept:
     return False
 
 
+cdef tree.xmlNode* _text_of(tree.xmlNode* sentence) noexcept:
+    """The sentence's first FrameNet ``<text>`` child, the one read (NULL without one)."""
+    cdef tree.xmlNode* child = sentence.children
+    while child is not NULL:
+        if _is(child, b"text"):
+            return child
+        child = child.next
+    return NULL
+
+
+cdef bint _text_led_by_node(tree.xmlNode* sentence) noexcept:
+    """The sentence's ``<text>`` begins with a child that is neither text nor CDATA (an element or an
+    instruction): a parser dropping blank text may have dropped blank text before it
+    (``annotations._WHOLE_NO_BLANKS``), which ``.text`` holds."""
+    cdef tree.xmlNode* text = _text_of(sentence)
+    return (text is not NULL and text.children is not NULL and text.children.type != tree.XML_TEXT_NODE
+            and text.children.type != tree.XML_CDATA_SECTION_NODE)
+
+
 cdef object _plain_int_attr(tree.xmlNode* node, const char* name, bint* ok):
     """The attribute ``name`` as an integer, None when absent; ``ok`` cleared when it is not plain."""
     cdef long long number
@@ -549,16 +568,11 @@ cdef int _sentence(tree.xmlNode* node, str document, str relpath, object lexunit
     cdef long long number
     cdef bint ok = True
     cdef tree.xmlNode* child
-    cdef tree.xmlNode* text_node = NULL
+    cdef tree.xmlNode* text_node
     if not _parse(_get(node, b"ID"), &number):
         return 0
     sent_id = number
-    child = node.children
-    while child is not NULL:
-        if _is(child, b"text"):
-            text_node = child
-            break
-        child = child.next
+    text_node = _text_of(node)
     if text_node is NULL:
         return 0
     text = textOf(text_node)
@@ -636,7 +650,8 @@ def read_sentences(_Element root not None, str document, str relpath, lexunit, r
     """Read every FrameNet ``<sentence>`` under ``root`` (a whole parsed file) into ``result``, in
     document order, as :func:`pyfn.framenet.annotations.read_file` does; ``fallback(element)`` reads
     a sentence this reader leaves to Python. False, with nothing read, when a sentence lies inside
-    another (the streamed reader's order and releases then matter: it reads the file)."""
+    another (the streamed reader's order and releases then matter: it reads the file) or its
+    ``<text>`` begins with an element or an instruction (:func:`_text_led_by_node`)."""
     cdef tree.xmlNode* top = root._c_node
     cdef tree.xmlNode* node = top.children
     cdef tree.xmlNode** found = NULL
@@ -645,7 +660,7 @@ def read_sentences(_Element root not None, str document, str relpath, lexunit, r
     try:
         while node is not NULL:
             if _is(node, b"sentence"):
-                if _holds_sentence(node):
+                if _holds_sentence(node) or _text_led_by_node(node):
                     return False
                 if count == size:
                     size = 2 * size + 64
