@@ -7,12 +7,15 @@ elements through lxml's public C API (same contracts, same results, same errors 
   :func:`pyfn.framenet.annotations.read_file` reads them streamed; a sentence with anything unusual
   goes to the Python reader, a file with a sentence inside a sentence to the streamed one."""
 
-from libc.stdlib cimport free, realloc
-from cpython.unicode cimport PyUnicode_AsUTF8AndSize
+from libc.stdlib cimport free, qsort, realloc
+from cpython.long cimport PyLong_AsLongLongAndOverflow
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_FindChar, PyUnicode_READ_CHAR, Py_UNICODE_ISSPACE
 from libc.string cimport memcpy, strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.etreepublic cimport (
     _Element, attributeValueFromNsName, elementFactory, import_lxml__etree, textOf)
+
+from sys import intern
 
 from pyfn.errors import Problem, PyfnError
 from pyfn.model import FRAME_LAYERS, POS_LAYERS
@@ -679,3 +682,139 @@ def read_sentences(_Element root not None, str document, str relpath, lexunit, r
     finally:
         free(found)
     return True
+
+
+# --- a kept set's record row (pyfn.splits.parsed's annotation_set) ------------------------------
+
+cdef struct _Spans:
+    long long* data  # start, end, start, end, ...
+    Py_ssize_t used  # spans
+    Py_ssize_t size
+
+
+cdef _Spans _TARGETS
+cdef _Spans _FES
+
+
+cdef int _push(_Spans* spans, long long start, long long end) except -1:
+    cdef Py_ssize_t size
+    cdef long long* grown
+    if spans.used == spans.size:
+        size = 2 * spans.size + 16
+        grown = <long long*>realloc(spans.data, 2 * size * sizeof(long long))
+        if grown is NULL:
+            raise MemoryError()
+        spans.data = grown
+        spans.size = size
+    spans.data[2 * spans.used] = start
+    spans.data[2 * spans.used + 1] = end
+    spans.used += 1
+    return 0
+
+
+cdef int _by_span(const void* a, const void* b) noexcept nogil:
+    """``(start, end)`` order, as Python sorts the tuples."""
+    cdef const long long* x = <const long long*>a
+    cdef const long long* y = <const long long*>b
+    if x[0] != y[0]:
+        return -1 if x[0] < y[0] else 1
+    if x[1] != y[1]:
+        return -1 if x[1] < y[1] else 1
+    return 0
+
+
+cdef enum:
+    _ABSENT, _NUMBER, _ODD
+
+
+cdef int _offset_of(object value, long long* out) except -1:
+    """``_NUMBER`` with the value in ``out``, ``_ABSENT`` for None, ``_ODD`` for anything else (not an
+    int, or beyond a ``long long``)."""
+    cdef int overflow = 0
+    if value is None:
+        return _ABSENT
+    if type(value) is not int:
+        return _ODD
+    out[0] = PyLong_AsLongLongAndOverflow(value, &overflow)
+    return _ODD if overflow else _NUMBER
+
+
+cdef bint _repeats(list ranks, list names) except -1:
+    """Two overt FE labels share ``(rank, name)`` (``filters._disc_fes``)."""
+    cdef Py_ssize_t n = len(ranks), i, j
+    if n > 64:  # hostile input: hashed, as the filter does
+        return len(set(zip(ranks, names))) < n
+    for i in range(1, n):
+        for j in range(i):
+            if ranks[i] == ranks[j] and names[i] == names[j]:
+                return True
+    return False
+
+
+def set_record(tuple sent, set_id, lu_id, str lu_name, frame_id, str frame_name, list layers, bytes line,
+               tuple bits):
+    """:func:`pyfn.splits.parsed.parse_file`'s row of a set whose JSON ``line`` the reader wrote: the
+    reason it is invalid, or its ids, filter mask (``bits``: the bits of the filters ``overlap_fes``,
+    ``disc_fes``, ``disc_targets``, ``no_fes`` and ``non_breaking_spaces``), sentence fields, target spans,
+    names and line. None, for the Python code, when an offset is not an int of a ``long long``."""
+    cdef str text = sent[1]
+    cdef Py_ssize_t size = len(text), i
+    cdef long long start = 0, end = 0
+    cdef int a, b
+    cdef bint is_target, is_fe
+    cdef list ranks = [], names = []
+    cdef long mask = 0
+    _TARGETS.used = 0
+    _FES.used = 0
+    for layer in layers:
+        name = (<tuple?>layer)[0]
+        is_target = name == u"Target"
+        is_fe = name == u"FE"
+        if not (is_target or is_fe or name == u"PT" or name == u"GF"):
+            continue
+        for row in <list?>(<tuple>layer)[2]:
+            a = _offset_of((<tuple?>row)[1], &start)
+            b = _offset_of((<tuple>row)[2], &end)
+            if a == _ODD or b == _ODD:
+                return None
+            if a == _ABSENT and b == _ABSENT:
+                continue
+            if a == _ABSENT or b == _ABSENT:
+                return (set_id, sent[0], u"invalid:unpaired_offset")
+            if start < 0 or end < 0 or start >= size or end >= size:
+                return (set_id, sent[0], u"invalid:offset_past_end")
+            if start > end:
+                return (set_id, sent[0], u"invalid:start_after_end")
+            if Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(text, start)) or Py_UNICODE_ISSPACE(PyUnicode_READ_CHAR(text, end)):
+                return (set_id, sent[0], u"invalid:whitespace_boundary")
+            if is_target:
+                _push(&_TARGETS, start, end)
+            elif is_fe:
+                _push(&_FES, start, end)
+                ranks.append((<tuple>layer)[1])
+                names.append((<tuple>row)[0])
+    qsort(_TARGETS.data, _TARGETS.used, 2 * sizeof(long long), _by_span)
+    qsort(_FES.data, _FES.used, 2 * sizeof(long long), _by_span)
+    for i in range(1, _FES.used):  # a span starts at or before the end of the one before it
+        if _FES.data[2 * i] <= _FES.data[2 * i - 1]:
+            mask |= <long>bits[0]
+            break
+    if _repeats(ranks, names):
+        mask |= <long>bits[1]
+    for i in range(1, _TARGETS.used):  # more than one character between two spans
+        if _TARGETS.data[2 * i] - _TARGETS.data[2 * i - 1] - 1 > 1:
+            mask |= <long>bits[2]
+            break
+    if _FES.used == 0:
+        mask |= <long>bits[3]
+    if PyUnicode_FindChar(text, 0xA0, 0, size, 1) >= 0:
+        mask |= <long>bits[4]
+    _JSON.used = 0
+    for i in range(_TARGETS.used):
+        if i:
+            _put(&_JSON, b"#")
+        _put_int(&_JSON, _TARGETS.data[2 * i])
+        _put(&_JSON, b"#")
+        _put_int(&_JSON, _TARGETS.data[2 * i + 1])
+    spans = _JSON.data[:_JSON.used].decode("ascii") if _JSON.used else u""
+    return (set_id, sent[0], frame_id, lu_id, mask, sent[2], sent[3], spans, intern(lu_name), intern(frame_name), line)

@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 
 from pyfn.errors import Problem, PyfnError
 from pyfn.formats import jsonl
+from pyfn.framenet import compiled
 from pyfn.framenet.annotations import LayerRows, read_file
 from pyfn.splits.filters import FILTERS, SetView
 from pyfn.splits.hashing import sentence_hash
@@ -51,6 +52,13 @@ FORMAT = 3
 """Version of the record layout."""
 FILTER_BITS = {name: 1 << i for i, name in enumerate(FILTERS)}
 """The bit of each registered filter in a set's mask."""
+_TWIN_FILTERS = ("overlap_fes", "disc_fes", "disc_targets", "no_fes", "non_breaking_spaces")
+"""The filters the compiled twin of a set's row computes, in the order it takes their bits."""
+set_record_c = (compiled.MODULE.set_record if compiled.MODULE is not None and set(FILTERS) == set(_TWIN_FILTERS)
+                else None)
+"""The compiled twin of a set's row (``_clayers.set_record``; None without the compiled reader or when the
+filter registry is not the one it computes)."""
+_TWIN_BITS = tuple(FILTER_BITS.get(name, 0) for name in _TWIN_FILTERS)
 
 
 class ParsedFile(NamedTuple):
@@ -98,6 +106,10 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
     def annotation_set(sent: tuple[int, str, str, str, list[Any]], set_id: int, status: str, lu_id: int | None,
                        lu_name: str, frame_id: int | None, frame_name: str, layers: list[LayerRows],
                        source: str, line: bytes | None) -> tuple:
+        if line is not None and set_record_c is not None:  # the same row, in C (None: odd offsets)
+            row = set_record_c(sent, set_id, lu_id, lu_name, frame_id, frame_name, layers, line, _TWIN_BITS)
+            if row is not None:
+                return row
         sent_id, text, stripped, sent_hash, sentence_json = sent
         reason = invalid_offsets(text, [(row[1], row[2]) for name, _, rows in layers if name in CHECKED_LAYERS
                                         for row in rows])
