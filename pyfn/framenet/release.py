@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyfn.errors import PyfnError
+from pyfn.framenet.zipmember import read_deflated
 
 MAX_MEMBER_BYTES = 512 * 1024 * 1024
 MAX_COMPRESSION_RATIO = 200
@@ -98,7 +99,8 @@ class Release:
                 raise PyfnError(f"{self.path}: no file {relpath} in the release")
             try:
                 assert self._zip is not None
-                return self._zip.read(info)
+                data = read_deflated(self._zip, info)
+                return data if data is not None else self._zip.read(info)
             except (OSError, zipfile.BadZipFile, EOFError, zlib.error, lzma.LZMAError) as exc:
                 raise PyfnError(f"{self.path}: cannot read {relpath}: {exc}") from exc
             except (NotImplementedError, RuntimeError) as exc:  # unknown compression method, encrypted member
