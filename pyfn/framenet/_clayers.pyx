@@ -694,6 +694,7 @@ cdef struct _Spans:
 
 cdef _Spans _TARGETS
 cdef _Spans _FES
+cdef _Buffer _SPAN_TEXT  # the target spans as text (not _JSON: set_record runs while the reader is on a set)
 
 
 cdef int _push(_Spans* spans, long long start, long long end) except -1:
@@ -809,12 +810,12 @@ def set_record(tuple sent, set_id, lu_id, str lu_name, frame_id, str frame_name,
         mask |= <long>bits[3]
     if PyUnicode_FindChar(text, 0xA0, 0, size, 1) >= 0:
         mask |= <long>bits[4]
-    _JSON.used = 0
+    _SPAN_TEXT.used = 0
     for i in range(_TARGETS.used):
         if i:
-            _put(&_JSON, b"#")
-        _put_int(&_JSON, _TARGETS.data[2 * i])
-        _put(&_JSON, b"#")
-        _put_int(&_JSON, _TARGETS.data[2 * i + 1])
-    spans = _JSON.data[:_JSON.used].decode("ascii") if _JSON.used else u""
+            _put(&_SPAN_TEXT, b"#")
+        _put_int(&_SPAN_TEXT, _TARGETS.data[2 * i])
+        _put(&_SPAN_TEXT, b"#")
+        _put_int(&_SPAN_TEXT, _TARGETS.data[2 * i + 1])
+    spans = _SPAN_TEXT.data[:_SPAN_TEXT.used].decode("ascii") if _SPAN_TEXT.used else u""
     return (set_id, sent[0], frame_id, lu_id, mask, sent[2], sent[3], spans, intern(lu_name), intern(frame_name), line)

@@ -18,7 +18,8 @@ NS = "{" + FN_NS + "}"
 
 
 _BANGS_LOOKED_AT = 64
-"""``!`` bytes :func:`declares_dtd` and :func:`holds_declaration` check one by one before it searches the rest of a document whole."""
+"""``!`` bytes :func:`declares_dtd` and :func:`holds_declaration` check one by one before they search the
+rest of a document whole."""
 
 
 def _after_bang(data: bytes, starts: tuple[bytes, ...]) -> bool:

@@ -59,6 +59,7 @@ set_record_c = (compiled.MODULE.set_record if compiled.MODULE is not None and se
 """The compiled twin of a set's row (``_clayers.set_record``; None without the compiled reader or when the
 filter registry is not the one it computes)."""
 _TWIN_BITS = tuple(FILTER_BITS.get(name, 0) for name in _TWIN_FILTERS)
+"""The bits of :data:`_TWIN_FILTERS`, as :data:`set_record_c` takes them."""
 
 
 class ParsedFile(NamedTuple):
