@@ -2,9 +2,9 @@
 """FN 1.5 FT+EX to JSONL (`--splits train --with-exemplars`), cold and warm, against the fast parse floor.
 
 One round of this script, on the same machine: (1) the fast floor: one
-process parsing every fulltext/ and lu/ file of the zip, the faster of a
-tag-filtered `lxml.etree.iterparse` and a whole-file `lxml.etree.fromstring`
-(benchmarks/_common.py: `fast_floor`); (2) `pyfn
+process parsing every fulltext/ and lu/ file of the zip, read as pyfn reads
+it, the fastest of a tag-filtered `lxml.etree.iterparse` and whole-file
+`lxml.etree.fromstring` parses (benchmarks/_common.py: `fast_floor`); (2) `pyfn
 convert` with an empty parsed-release cache (cold: the XML is parsed on every
 core and the cache written); (3) the same with the cache it filled (warm).
 Reports the seconds of each, the ratios to the floor measured in the same

@@ -2,8 +2,8 @@
 """All six formats for FN 1.5 FT+EX (with dev and test), cold and warm, against the fast parse floor.
 
 One round: (1) the fast floor (benchmarks/_common.py: `fast_floor`: one
-process, the faster of a tag-filtered iterparse and a whole-file parse of
-every fulltext/ and lu/ file); (2) `pyfn
+process, the fastest of a tag-filtered iterparse and whole-file parses of
+every fulltext/ and lu/ file, read as pyfn reads it); (2) `pyfn
 convert --to jsonl semafor bios conllx conllu semeval --with-exemplars
 --exclude-frames 398` with an empty parsed-release cache (cold); (3) the
 same with the cache filled (warm). Reports seconds, ratios to the floor of
