@@ -5,7 +5,9 @@ elements through lxml's public C API (same contracts, same results, same errors 
 - :func:`read_layers`: :func:`pyfn.framenet.layers.read_layers_py`, the layers of one set;
 - :func:`read_sentences`: the sentences of a whole parsed file, as
   :func:`pyfn.framenet.annotations.read_file` reads them streamed; a sentence with anything unusual
-  goes to the Python reader, a file with a sentence inside a sentence to the streamed one."""
+  goes to the Python reader, a file with a sentence inside a sentence to the streamed one;
+- :func:`set_record`: the split builder's row of a set (``pyfn.splits.parsed``: validity, target
+  spans, filter bits) from the layers read."""
 
 from libc.stdlib cimport free, qsort, realloc
 from cpython.long cimport PyLong_AsLongLongAndOverflow
