@@ -224,3 +224,32 @@ def test_sentence_tables_come_back_only_when_asked_for(tmp_path):
     with_tables, without = write(tmp_path / "with", True), write(tmp_path / "without", False)
     assert without.tables == {} and set(with_tables.tables) == {"train", "dev", "test"}
     assert (without.outputs, without.losses) == (with_tables.outputs, with_tables.losses)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_frame_layer_writers_read_frame_layers_only_and_write_the_same_bytes(tmp_path, jobs, monkeypatch):
+    """Chunks for JSONL, SEMAFOR, BIOS and CoNLL only are decoded without PT and GF layers and POS tags
+    (``frame_layers_only``): the files and losses of whole sets; with another format, whole sets."""
+    tos = ("jsonl", "semafor", "bios", "conllx", "conllu")
+    release, result = _built(with_exemplars=True)
+    formats = FormatOptions(frames=read_frames(release), bios_fe_ranks="all")
+    expected, losses = {}, {}
+    for name, data in result.splits.items():
+        view = SplitView.of([jsonl.loads(line) for line in data.lines])
+        assert any(s.sentence.pos for s in view.sets) and any(la.name == "GF" for s in view.sets for la in s.layers)
+        paths, found = write_split(tmp_path / "whole", name, view, tos, formats)
+        expected.update((path.name, sha256_file(path)) for path in paths)
+        losses[name] = loss_counts(found, several=True)
+    asked = []
+    loads = jsonl.loads
+    monkeypatch.setattr(jsonl, "loads", lambda line, where="<string>", frame_layers_only=False: (
+        asked.append(frame_layers_only), loads(line, where, frame_layers_only))[1])
+    for target, formats_to in ((tmp_path / "chunked", tos), (tmp_path / "with_semeval", (*tos, "semeval"))):
+        split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+        written = write_splits(target, split_lines, formats_to, formats, jobs=jobs, chunk_sets=7, tables=False)
+        assert {name: written.outputs[name] for name in expected} == expected  # and SemEval's own files
+        assert {split: {k: n for k, n in found.items() if not k.startswith("semeval")} for split, found in
+                written.losses.items()} == losses
+        if jobs == 1:  # in this process: what each chunk was decoded with
+            assert asked and all(asked) == (formats_to == tos) and any(asked) == (formats_to == tos)
+            asked.clear()

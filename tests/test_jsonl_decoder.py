@@ -36,11 +36,15 @@ def _python(line: bytes) -> AnnotationSet | str:
 
 
 def _agree(line: bytes) -> AnnotationSet | None:
-    """The compiled decoder's set, after checking it against ``json``'s; None when it declined."""
+    """The compiled decoder's set, after checking it against ``json``'s; None when it declined. With
+    ``frame_layers_only`` it accepts the same lines, and gives the set's frame layers."""
     fast = decoder.decode(line)
+    frames = decoder.decode(line, True)
+    assert (frames is None) == (fast is None), line
     if fast is not None:
         assert fast == _python(line), line
         assert [type(v) for v in (fast.id, fast.lu_name, fast.frame_name)] == [int, str, str]
+        assert frames == jsonl.frame_layers_of(fast), line
     return fast
 
 
@@ -195,6 +199,7 @@ def test_crafted_lines(old, new, decoded):
             jsonl.loads(line)
     else:
         assert jsonl.loads(line) == expected
+        assert jsonl.loads(line, frame_layers_only=True) == jsonl.frame_layers_of(expected)  # json's too
 
 
 @needs_decoder
@@ -220,10 +225,23 @@ def test_the_sets_of_a_sentence_share_its_object():
 
 
 @needs_decoder
+def test_frame_layers_only_sentences_are_not_shared_with_whole_ones():
+    """The decoder reuses the last sentence for the same bytes only when it was read the same way."""
+    aset = next(s for s in _sample_sets() if s.sentence.pos and any(la.name == "PT" for la in s.layers))
+    line = jsonl.dumps(aset).encode()
+    frames = decoder.decode(line, True)
+    assert frames.sentence.pos == () and frames.sentence.pos_layer is None
+    assert [layer.name for layer in frames.layers] == [la.name for la in aset.layers if la.name in ("Target", "FE")]
+    assert decoder.decode(line) == aset
+    assert decoder.decode(line, True) == frames == jsonl.frame_layers_of(aset)
+
+
+@needs_decoder
 def test_every_line_of_fn15_is_decoded_to_what_json_reads(fn15_std):
     for split in ("train", "dev", "test"):
         lines = (fn15_std.dir / f"{split}.jsonl").read_bytes().splitlines()
         fast = [decoder.decode(line) for line in lines]
         assert None not in fast
         assert fast == [_python(line) for line in lines]
+        assert [decoder.decode(line, True) for line in lines] == list(map(jsonl.frame_layers_of, fast))
         assert list(map(jsonl.fe_rows, lines)) == [jsonl.fe_rows(json.loads(line)) for line in lines]

@@ -87,14 +87,17 @@ cdef inline bint _null(_Cursor* c) noexcept:
     return False
 
 
-cdef object _int(_Cursor* c, bint nullable):
-    """``-?(0|[1-9][0-9]*)`` of at most 18 digits (or ``null``): what ``json`` reads as that int."""
+cdef int _scan_int(_Cursor* c, bint nullable, long long* out) noexcept:
+    """Step over ``-?(0|[1-9][0-9]*)`` of at most 18 digits: 1, its value in ``out``; ``null`` (when
+    ``nullable``): 0; anything else: -1, ``c.ok`` False."""
     cdef const char* p = c.p
     cdef const char* first
     cdef long long value = 0
     cdef bint negative
-    if not c.ok or (nullable and _null(c)):
-        return None
+    if not c.ok:
+        return -1
+    if nullable and _null(c):
+        return 0
     negative = p < c.end and p[0] == b"-"
     if negative:
         p += 1
@@ -104,9 +107,16 @@ cdef object _int(_Cursor* c, bint nullable):
         p += 1
     if p == first or p - first > 18 or (p - first > 1 and first[0] == b"0"):
         c.ok = False
-        return None
+        return -1
     c.p = p
-    return PyLong_FromLongLong(-value if negative else value)
+    out[0] = -value if negative else value
+    return 1
+
+
+cdef object _int(_Cursor* c, bint nullable):
+    """:func:`_scan_int`'s integer, what ``json`` reads as that int (None for ``null``)."""
+    cdef long long value
+    return PyLong_FromLongLong(value) if _scan_int(c, nullable, &value) == 1 else None
 
 
 cdef inline char _unescaped(char ch) noexcept:
@@ -153,36 +163,69 @@ cdef object _decoded(const char* start, Py_ssize_t n, bint interned, bint escape
         free(buffer)
 
 
-cdef object _str(_Cursor* c, bint interned, bint nullable):
-    """A string without ``\\u`` escapes or control characters (or ``null``), decoded as ``json`` does."""
+cdef int _scan_str(_Cursor* c, bint nullable, const char** start, Py_ssize_t* n, bint* escaped) noexcept:
+    """Step over a string without ``\\u`` escapes or control characters: 1, its bytes between the
+    quotes in ``start`` and ``n``, ``escaped`` set when it holds a short escape; ``null`` (when
+    ``nullable``): 0; anything else: -1, ``c.ok`` False (its UTF-8 is not checked here)."""
     cdef const char* p
-    cdef const char* start
     cdef unsigned char ch
-    cdef bint escaped = False
-    if not c.ok or (nullable and _null(c)):
-        return None
+    if not c.ok:
+        return -1
+    if nullable and _null(c):
+        return 0
     if c.p >= c.end or c.p[0] != b'"':
         c.ok = False
-        return None
-    start = p = c.p + 1
+        return -1
+    escaped[0] = False
+    start[0] = p = c.p + 1
     while p < c.end:
         ch = <unsigned char>p[0]
         if ch == 34:  # the closing quote
             c.p = p + 1
-            try:
-                return _decoded(start, p - start, interned, escaped)
-            except UnicodeDecodeError:
-                break
+            n[0] = p - start[0]
+            return 1
         if ch == 92:  # a short escape (two bytes); \\u and anything else are left to json
             if p + 1 >= c.end or _unescaped(p[1]) == 0:
                 break
-            escaped = True
+            escaped[0] = True
             p += 1
         elif ch < 32:  # what json refuses in a string
             break
         p += 1
     c.ok = False
-    return None
+    return -1
+
+
+cdef object _str(_Cursor* c, bint interned, bint nullable):
+    """A string without ``\\u`` escapes or control characters (or ``null``), decoded as ``json`` does."""
+    cdef const char* start
+    cdef Py_ssize_t n
+    cdef bint escaped
+    if _scan_str(c, nullable, &start, &n, &escaped) != 1:
+        return None
+    try:
+        return _decoded(start, n, interned, escaped)
+    except UnicodeDecodeError:
+        c.ok = False
+        return None
+
+
+cdef int _skip_str(_Cursor* c, bint nullable) except -1:
+    """Step over what :func:`_str` reads, making no string (one with a byte past ASCII is decoded and
+    dropped: its UTF-8 is checked as :func:`_str` checks it)."""
+    cdef const char* start
+    cdef Py_ssize_t n, i
+    cdef bint escaped
+    if _scan_str(c, nullable, &start, &n, &escaped) != 1:
+        return 0
+    for i in range(n):
+        if <unsigned char>start[i] >= 128:
+            try:
+                _decoded(start, n, False, escaped)
+            except UnicodeDecodeError:
+                c.ok = False
+            break
+    return 0
 
 
 ctypedef object (*_Reader)(_Cursor*)
@@ -210,6 +253,27 @@ cdef tuple _array(_Cursor* c, _Reader item):
             return None
 
 
+ctypedef int (*_Skipper)(_Cursor*) except -1
+
+
+cdef int _skip_array(_Cursor* c, _Skipper item) except -1:
+    """Step over what :func:`_array` reads, making nothing (``c.ok`` False where it would give None)."""
+    if not _lit(c, b"["):
+        return 0
+    if c.p < c.end and c.p[0] == b"]":
+        c.p += 1
+        return 0
+    while True:
+        item(c)
+        if not c.ok:
+            return 0
+        if c.p < c.end and c.p[0] == b",":
+            c.p += 1
+        else:
+            _lit(c, b"]")
+            return 0
+
+
 cdef object _label(_Cursor* c):
     """``[name,start,end,itype,feID]``: a :class:`~pyfn.model.Label`."""
     _lit(c, b"[")
@@ -226,16 +290,52 @@ cdef object _label(_Cursor* c):
     return _make(Label, _LABEL, (name, start, end, itype, fe_id)) if c.ok else None
 
 
-cdef object _layer(_Cursor* c):
-    """``{"name":...,"rank":...,"labels":[...]}``: a :class:`~pyfn.model.Layer`."""
+cdef int _skip_label(_Cursor* c) except -1:
+    """Step over what :func:`_label` reads, making nothing."""
+    cdef long long value
+    _lit(c, b"[")
+    _skip_str(c, False)
+    _lit(c, b",")
+    _scan_int(c, True, &value)
+    _lit(c, b",")
+    _scan_int(c, True, &value)
+    _lit(c, b",")
+    _skip_str(c, True)
+    _lit(c, b",")
+    _scan_int(c, True, &value)
+    _lit(c, b"]")
+    return 0
+
+
+cdef object _SKIPPED = object()
+"""What :func:`_frame_layer` gives for a layer it steps over."""
+
+
+cdef object _layer_of(_Cursor* c, bint frame_layers_only):
+    """``{"name":...,"rank":...,"labels":[...]}``: a :class:`~pyfn.model.Layer`; with
+    ``frame_layers_only``, a layer other than Target and FE is stepped over (:data:`_SKIPPED`)."""
     _lit(c, b'{"name":')
     name = _str(c, True, False)
     _lit(c, b',"rank":')
     rank = _int(c, False)
     _lit(c, b',"labels":')
-    labels = _array(c, _label) if c.ok else None
+    if frame_layers_only and c.ok and name != u"Target" and name != u"FE":
+        _skip_array(c, _skip_label)
+        labels = _SKIPPED
+    else:
+        labels = _array(c, _label) if c.ok else None
     _lit(c, b"}")
-    return _make(Layer, _LAYER, (name, rank, labels)) if c.ok else None
+    if not c.ok:
+        return None
+    return _SKIPPED if labels is _SKIPPED else _make(Layer, _LAYER, (name, rank, labels))
+
+
+cdef object _layer(_Cursor* c):
+    return _layer_of(c, False)
+
+
+cdef object _frame_layer(_Cursor* c):
+    return _layer_of(c, True)
 
 
 cdef object _pos_tag(_Cursor* c):
@@ -250,7 +350,21 @@ cdef object _pos_tag(_Cursor* c):
     return (tag, start, end) if c.ok else None
 
 
-cdef object _sentence(_Cursor* c):
+cdef int _skip_pos_tag(_Cursor* c) except -1:
+    """Step over what :func:`_pos_tag` reads, making nothing."""
+    cdef long long value
+    _lit(c, b"[")
+    _skip_str(c, False)
+    _lit(c, b",")
+    _scan_int(c, True, &value)
+    _lit(c, b",")
+    _scan_int(c, True, &value)
+    _lit(c, b"]")
+    return 0
+
+
+cdef object _sentence(_Cursor* c, bint frame_layers_only):
+    """The sentence's object; with ``frame_layers_only``, its POS layer and tags stepped over (None, ())."""
     _lit(c, b'{"id":')
     sent_id = _int(c, False)
     _lit(c, b',"text":')
@@ -268,9 +382,16 @@ cdef object _sentence(_Cursor* c):
     _lit(c, b',"apos":')
     apos = _int(c, True)
     _lit(c, b',"pos_layer":')
-    pos_layer = _str(c, False, True)
-    _lit(c, b',"pos":')
-    pos = _array(c, _pos_tag) if c.ok else None
+    if frame_layers_only:
+        _skip_str(c, True)
+        _lit(c, b',"pos":')
+        if c.ok:
+            _skip_array(c, _skip_pos_tag)
+        pos_layer, pos = None, ()
+    else:
+        pos_layer = _str(c, False, True)
+        _lit(c, b',"pos":')
+        pos = _array(c, _pos_tag) if c.ok else None
     _lit(c, b"}")
     if not c.ok:
         return None
@@ -283,12 +404,15 @@ cdef object _sentence(_Cursor* c):
 cdef char* _last = NULL
 cdef Py_ssize_t _last_size = 0
 cdef object _last_sentence = None
+cdef bint _last_frame_layers_only = False
 
 
-def decode(bytes line not None):
+def decode(bytes line not None, bint frame_layers_only=False):
     """The :class:`~pyfn.model.AnnotationSet` of one JSON line (no line end) in
-    :func:`~pyfn.formats.jsonl.encode_set`'s layout; None for any other line."""
-    global _last, _last_size, _last_sentence
+    :func:`~pyfn.formats.jsonl.encode_set`'s layout; None for any other line. With
+    ``frame_layers_only``, the set keeps its Target and FE layers only and its sentence no POS tags
+    (``pos_layer`` None, ``pos`` ()): the other parts are read as closely, and make no object."""
+    global _last, _last_size, _last_sentence, _last_frame_layers_only
     cdef _Cursor cur
     cdef _Cursor* c = &cur
     cdef const char* part
@@ -312,16 +436,19 @@ def decode(bytes line not None):
     _lit(c, b',"frame":')
     frame = _str(c, True, False)
     _lit(c, b',"layers":')
-    layers = _array(c, _layer) if cur.ok else None
+    layers = _array(c, _frame_layer if frame_layers_only else _layer) if cur.ok else None
     _lit(c, b',"sentence":')
     if not cur.ok:
         return None
+    if frame_layers_only:
+        layers = tuple([layer for layer in layers if layer is not _SKIPPED])
     part = cur.p
     size = cur.end - part
-    if _last_sentence is not None and size == _last_size and memcmp(part, _last, size) == 0:
+    if (_last_sentence is not None and _last_frame_layers_only == frame_layers_only and size == _last_size
+            and memcmp(part, _last, size) == 0):
         return _make(AnnotationSet, _SET, (set_id, _last_sentence, status, lu_id, lu, frame_id, frame, layers,
                                            source))
-    sentence = _sentence(c)
+    sentence = _sentence(c, frame_layers_only)
     _lit(c, b"}")
     if not cur.ok or cur.p != cur.end:
         return None
@@ -330,5 +457,5 @@ def decode(bytes line not None):
         raise MemoryError()
     memcpy(copy, part, size)
     free(_last)
-    _last, _last_size, _last_sentence = copy, size, sentence
+    _last, _last_size, _last_sentence, _last_frame_layers_only = copy, size, sentence, frame_layers_only
     return _make(AnnotationSet, _SET, (set_id, sentence, status, lu_id, lu, frame_id, frame, layers, source))

@@ -9,6 +9,7 @@ sentence (text, ids, PENN POS labels). Reading a file back gives the same
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from json.encoder import encode_basestring as _quote  # type: ignore[attr-defined]
 from sys import intern
 from collections.abc import Iterable, Iterator
@@ -237,28 +238,42 @@ _decode = compiled.JSONL_MODULE.decode if compiled.JSONL_MODULE is not None else
 :data:`pyfn.framenet.compiled.JSONL_DECODER` says why)."""
 
 
-def _decoded(line: str | bytes) -> AnnotationSet | None:
+FRAME_LAYERS_ONLY = ("Target", "FE")
+"""The layers a set read with ``frame_layers_only`` keeps (:func:`loads`)."""
+
+
+def _decoded(line: str | bytes, frame_layers_only: bool = False) -> AnnotationSet | None:
     """The set of a line in :func:`encode_set`'s layout, by the compiled decoder; None without it or
     for any other line (then ``json`` reads it)."""
     if _decode is None:
         return None
-    return _decode(line.encode("utf-8", "surrogatepass") if isinstance(line, str) else bytes(line))
+    return _decode(line.encode("utf-8", "surrogatepass") if isinstance(line, str) else bytes(line), frame_layers_only)
 
 
-def loads(line: str | bytes, where: str = "<string>") -> AnnotationSet:
+def frame_layers_of(aset: AnnotationSet) -> AnnotationSet:
+    """``aset`` with its Target and FE layers only and a sentence without POS tags (``pos_layer``
+    None, ``pos`` ()): what :func:`loads` gives with ``frame_layers_only``."""
+    return replace(aset, layers=tuple(layer for layer in aset.layers if layer.name in FRAME_LAYERS_ONLY),
+                   sentence=replace(aset.sentence, pos_layer=None, pos=()))
+
+
+def loads(line: str | bytes, where: str = "<string>", frame_layers_only: bool = False) -> AnnotationSet:
     """Parse one JSON line into an annotation set; errors name ``where``.
 
     A line in :func:`encode_set`'s layout is read by the compiled decoder when there is one (the same
-    objects, five times faster); any other line, and every line without it, by ``json``.
+    objects, five times faster); any other line, and every line without it, by ``json``. With
+    ``frame_layers_only`` the set is :func:`frame_layers_of` the line's (the compiled decoder makes no
+    object of the rest: for writers that read no PT or GF layer and no POS tag); the same errors.
     """
-    aset = _decoded(line) if isinstance(line, (str, bytes)) else None
+    aset = _decoded(line, frame_layers_only) if isinstance(line, (str, bytes)) else None
     if aset is not None:
         return aset
     try:
         obj = json.loads(line)
         if not isinstance(obj, dict):
             raise ValueError("not a JSON object")
-        return set_from_dict(obj)
+        aset = set_from_dict(obj)
+        return frame_layers_of(aset) if frame_layers_only else aset
     except json.JSONDecodeError as exc:
         raise PyfnError(f"{where}: invalid JSON: {exc.msg} at column {exc.colno}") from None
     except KeyError as exc:
