@@ -290,8 +290,8 @@ cdef object _label(_Cursor* c):
     return _make(Label, _LABEL, (name, start, end, itype, fe_id)) if c.ok else None
 
 
-cdef int _skip_label(_Cursor* c) except -1:
-    """Step over what :func:`_label` reads, making nothing."""
+cdef int _skip_row(_Cursor* c, bint label) except -1:
+    """Step over what :func:`_label` (``label``) or :func:`_pos_tag` reads, making nothing."""
     cdef long long value
     _lit(c, b"[")
     _skip_str(c, False)
@@ -299,12 +299,17 @@ cdef int _skip_label(_Cursor* c) except -1:
     _scan_int(c, True, &value)
     _lit(c, b",")
     _scan_int(c, True, &value)
-    _lit(c, b",")
-    _skip_str(c, True)
-    _lit(c, b",")
-    _scan_int(c, True, &value)
+    if label:
+        _lit(c, b",")
+        _skip_str(c, True)
+        _lit(c, b",")
+        _scan_int(c, True, &value)
     _lit(c, b"]")
     return 0
+
+
+cdef int _skip_label(_Cursor* c) except -1:
+    return _skip_row(c, True)
 
 
 cdef object _SKIPPED = object()
@@ -351,16 +356,7 @@ cdef object _pos_tag(_Cursor* c):
 
 
 cdef int _skip_pos_tag(_Cursor* c) except -1:
-    """Step over what :func:`_pos_tag` reads, making nothing."""
-    cdef long long value
-    _lit(c, b"[")
-    _skip_str(c, False)
-    _lit(c, b",")
-    _scan_int(c, True, &value)
-    _lit(c, b",")
-    _scan_int(c, True, &value)
-    _lit(c, b"]")
-    return 0
+    return _skip_row(c, False)
 
 
 cdef object _sentence(_Cursor* c, bint frame_layers_only):
