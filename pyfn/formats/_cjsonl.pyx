@@ -274,20 +274,30 @@ cdef int _skip_array(_Cursor* c, _Skipper item) except -1:
             return 0
 
 
-cdef object _label(_Cursor* c):
-    """``[name,start,end,itype,feID]``: a :class:`~pyfn.model.Label`."""
+cdef tuple _row(_Cursor* c, bint label):
+    """``[name,start,end,itype,feID]`` (``label``) or ``[tag,start,end]`` (a POS tag) as a tuple; None
+    when it is not in the layout."""
     _lit(c, b"[")
     name = _str(c, True, False)
     _lit(c, b",")
     start = _int(c, True)
     _lit(c, b",")
     end = _int(c, True)
+    if not label:
+        _lit(c, b"]")
+        return (name, start, end) if c.ok else None
     _lit(c, b",")
     itype = _str(c, True, True)
     _lit(c, b",")
     fe_id = _int(c, True)
     _lit(c, b"]")
-    return _make(Label, _LABEL, (name, start, end, itype, fe_id)) if c.ok else None
+    return (name, start, end, itype, fe_id) if c.ok else None
+
+
+cdef object _label(_Cursor* c):
+    """A :class:`~pyfn.model.Label`."""
+    row = _row(c, True)
+    return _make(Label, _LABEL, row) if row is not None else None
 
 
 cdef int _skip_row(_Cursor* c, bint label) except -1:
@@ -344,15 +354,8 @@ cdef object _frame_layer(_Cursor* c):
 
 
 cdef object _pos_tag(_Cursor* c):
-    """``[tag,start,end]``: a POS tag tuple."""
-    _lit(c, b"[")
-    tag = _str(c, True, False)
-    _lit(c, b",")
-    start = _int(c, True)
-    _lit(c, b",")
-    end = _int(c, True)
-    _lit(c, b"]")
-    return (tag, start, end) if c.ok else None
+    """A POS tag tuple."""
+    return _row(c, False)
 
 
 cdef int _skip_pos_tag(_Cursor* c) except -1:

@@ -116,8 +116,7 @@ def _init_worker(target: Path, tos: tuple[str, ...], formats: FormatOptions, sev
     # The sets and what the writers make hold no reference cycles: the cyclic collector would
     # only scan the live objects again and again (a third of the time of writing).
     gc.disable()
-    _WORKER.update(target=target, tos=tos, formats=formats, several=several, error=None,
-                   frame_layers_only=FRAME_LAYER_WRITERS.issuperset(tos))
+    _WORKER.update(target=target, tos=tos, formats=formats, several=several, error=None)
     if forked and isinstance(formats.frames, ReleaseFrames):  # read now, while the parent builds the splits
         try:
             formats.frames.load_forked()
@@ -134,7 +133,7 @@ def _write_chunk(chunk: _Chunk) -> _Done:
     tos: tuple[str, ...] = _WORKER["tos"]
     paths: list[Path] = []
     try:
-        frame_layers_only = _WORKER["frame_layers_only"] and not chunk.table  # preprocessing: whole sets
+        frame_layers_only = FRAME_LAYER_WRITERS.issuperset(tos) and not chunk.table  # preprocessing: whole sets
         view = SplitView.of([jsonl.loads(line, frame_layers_only=frame_layers_only) for line in chunk.lines],
                             chunk.first, in_order=True)
         with scratch_files():
