@@ -25,7 +25,7 @@ from pyfn.framenet.annotations import read_annotations
 from pyfn.resources import resource_path
 from pyfn.splits import parsed
 from pyfn.splits.filters import FILTERS, SetView
-from pyfn.splits.hashing import sentence_hash
+from pyfn.splits.hashing import annoset_hash, order_key, sentence_hash
 from pyfn.splits.validity import invalid_reason
 
 from test_fuzz_readers import EDITS, TOKENS, _apply
@@ -48,7 +48,7 @@ def _from_objects(data: bytes, relpath: str) -> parsed.ParsedFile:
                for i, sent, reason in result.not_annotation_set_ids]
     dropped.extend((int(m[2]), int(m[1]), p.reason) for p in result.problems
                    if p.reason == "malformed_annotation_set" and (m := _WHERE.search(p.where)))
-    columns: tuple[list, ...] = tuple([] for _ in range(11))
+    columns: tuple[list, ...] = tuple([] for _ in range(parsed.COLUMNS))
     for aset in result.sets:
         reason = invalid_reason(aset)
         if reason is not None:
@@ -58,7 +58,7 @@ def _from_objects(data: bytes, relpath: str) -> parsed.ParsedFile:
         mask = sum(parsed.FILTER_BITS[name] for name, f in FILTERS.items() if f.removes(SetView.of(aset)))
         text = aset.sentence.text
         row = (aset.id, aset.sentence.id, aset.frame_id, aset.lu_id, mask, text.rstrip(), sentence_hash(text),
-               "#".join(f"{s}#{e}" for s, e in aset.target), aset.lu_name, aset.frame_name, jsonl.dumps(aset).encode())
+               order_key(aset), annoset_hash(aset), aset.lu_name, aset.frame_name, jsonl.dumps(aset).encode())
         for column, value in zip(columns, row):
             column.append(value)
     return parsed.ParsedFile(relpath, result.sha256, result.sentences,
@@ -219,3 +219,9 @@ def test_fn15_annotation_files(fn15):
             record = _same(archive.read(name), name.split("/", 1)[1])
             sets += len(record.sets[0])
     assert sets > 35_000
+
+
+@pytest.mark.parametrize("spans, lu, frame", [("5#16", "see.v", "Perception"), ("", "a#b.n", "F#1"),
+                                               ("0#0#3#4", "#", "#")])
+def test_spans_recovered_from_an_order_key(spans, lu, frame):
+    assert parsed.spans_of(f"{spans}#{lu}#{frame}", lu, frame) == spans

@@ -96,7 +96,8 @@ def test_values_the_twin_leaves_to_python(start, end):
 
 
 def test_rows_of_a_valid_set():
-    assert _row(2, 2) == (7, 1, 5, 3, parsed.FILTER_BITS["no_fes"], "a b", "ab", "2#2", "see.v", "Perception", b"{}")
+    assert _row(2, 2) == (7, 1, 5, 3, parsed.FILTER_BITS["no_fes"], "a b", "ab", "2#2#see.v#Perception",
+                          "ab\t2#2\tsee.v\tPerception", "see.v", "Perception", b"{}")
     assert _row(1, 1)[2] == "invalid:whitespace_boundary"
 
 

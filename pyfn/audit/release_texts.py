@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from pyfn.framenet.cache import ReleaseCache
 from pyfn.framenet.release import Release
+from pyfn.splits import parsed
 
 FOLDERS = {"fulltext": "fulltext", "exemplar": "lu"}
 
@@ -49,9 +50,9 @@ class ReleaseTexts:
         sets: dict[int, SetInfo] = {}
         texts: dict[int, str] = {}
         for record in parsed_files(self.release, FOLDERS[source], self.jobs, self.cache):
-            ids, sent_ids, _, _, _, sent_texts, _, spans, lus, frames, _ = record.sets
-            for set_id, sent_id, text, span, lu, frame in zip(ids, sent_ids, sent_texts, spans, lus, frames):
-                sets.setdefault(set_id, SetInfo(sent_id, text, _spans(span), lu, frame))
+            ids, sent_ids, _, _, _, sent_texts, _, orders, _, lus, frames, _ = record.sets
+            for set_id, sent_id, text, order, lu, frame in zip(ids, sent_ids, sent_texts, orders, lus, frames):
+                sets.setdefault(set_id, SetInfo(sent_id, text, _spans(parsed.spans_of(order, lu, frame)), lu, frame))
                 texts.setdefault(sent_id, text)
         self._sets[source], self._texts[source] = sets, texts
 

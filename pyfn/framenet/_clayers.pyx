@@ -758,8 +758,8 @@ def set_record(tuple sent, set_id, lu_id, str lu_name, frame_id, str frame_name,
                tuple bits):
     """:func:`pyfn.splits.parsed.parse_file`'s row of a set whose JSON ``line`` the reader wrote: the
     reason it is invalid, or its ids, filter mask (``bits``: the bits of the filters ``overlap_fes``,
-    ``disc_fes``, ``disc_targets``, ``no_fes`` and ``non_breaking_spaces``), sentence fields, target spans,
-    names and line. None, for the Python code, when an offset is not an int of a ``long long``."""
+    ``disc_fes``, ``disc_targets``, ``no_fes`` and ``non_breaking_spaces``), sentence fields, order key,
+    dedup hash, names and line. None, for the Python code, when an offset is not an int of a ``long long``."""
     cdef str text = sent[1]
     cdef Py_ssize_t size = len(text), i
     cdef long long start = 0, end = 0
@@ -819,5 +819,8 @@ def set_record(tuple sent, set_id, lu_id, str lu_name, frame_id, str frame_name,
         _put_int(&_SPAN_TEXT, _TARGETS.data[2 * i])
         _put(&_SPAN_TEXT, b"#")
         _put_int(&_SPAN_TEXT, _TARGETS.data[2 * i + 1])
-    spans = _SPAN_TEXT.data[:_SPAN_TEXT.used].decode("ascii") if _SPAN_TEXT.used else u""
-    return (set_id, sent[0], frame_id, lu_id, mask, sent[2], sent[3], spans, intern(lu_name), intern(frame_name), line)
+    cdef str spans = _SPAN_TEXT.data[:_SPAN_TEXT.used].decode("ascii") if _SPAN_TEXT.used else u""
+    cdef str sent_hash = sent[3]
+    lu_name, frame_name = intern(lu_name), intern(frame_name)
+    return (set_id, sent[0], frame_id, lu_id, mask, sent[2], sent_hash, f"{spans}#{lu_name}#{frame_name}",
+            f"{sent_hash}\t{spans}\t{lu_name}\t{frame_name}", lu_name, frame_name, line)

@@ -86,10 +86,6 @@ class Record(NamedTuple):
 
 _record = partial(tuple.__new__, Record)
 _TEXT_OF, _SET_HASH_OF, _LINE_OF = (itemgetter(Record._fields.index(f)) for f in ("text", "set_hash", "line"))
-_SET_HASH = "{}\t{}\t{}\t{}".format
-"""Step 6's hash from a set's sentence hash, target spans, LU and frame names."""
-_ORDER = "{}#{}#{}".format
-"""pyfn 1.3's within-sentence order key from a set's target spans, LU and frame names."""
 
 
 @dataclass
@@ -335,11 +331,10 @@ def _build(
         removed.update(dict(record.removed))
         mask = wanted if split == "train" or options.filter_scope == "all" else 0
         kept = records[split]
-        ids, sent_ids, frame_ids, lu_ids, masks, texts, sent_hashes, spans, lus, frames, lines = record.sets
+        ids, sent_ids, frame_ids, lu_ids, masks, texts, sent_hashes, orders, set_hashes, _, _, lines = record.sets
         if not (mask and reduce(or_, masks, 0) & mask) and not (excluding and _any_excluded(record, options)):
             # nothing of the file is removed (most files): its records made in bulk
-            kept.extend(map(_record, zip(texts, map(_ORDER, spans, lus, frames), ids, sent_hashes,
-                                         map(_SET_HASH, sent_hashes, spans, lus, frames), lines)))
+            kept.extend(map(_record, zip(texts, orders, ids, sent_hashes, set_hashes, lines)))
             continue
         for i, set_id in enumerate(ids):
             if excluding:
@@ -356,8 +351,7 @@ def _build(
                 if trace is not None:
                     trace.removed(split, record.path, set_id, sent_ids[i], reason, lines[i])
                 continue
-            kept.append(_record((texts[i], _ORDER(spans[i], lus[i], frames[i]), set_id, sent_hashes[i],
-                                 _SET_HASH(sent_hashes[i], spans[i], lus[i], frames[i]), lines[i])))
+            kept.append(_record((texts[i], orders[i], set_id, sent_hashes[i], set_hashes[i], lines[i])))
 
     # Step 5: no sentence of test in dev, none of dev or test in train.
     test_hashes = {r.sent_hash for r in records["test"]}

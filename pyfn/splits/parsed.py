@@ -4,9 +4,9 @@
 steps 1-2 and everything of steps 3-6 that does not depend on an option: per
 kept (valid) set, its ids for the exclusions, a bit per registered filter
 (:data:`~pyfn.splits.filters.FILTERS`, in registry order) saying whether the
-filter removes it, its sentence text, target spans, LU and frame names (the
-dedup hash and output order are made from them) and its JSON line (the
-lossless pivot). The record is a tuple of lists, serialized with
+filter removes it, its sentence text and hash, its output order key and
+dedup hash (made from its target spans, LU and frame names), the names and
+its JSON line (the lossless pivot). The record is a tuple of lists, serialized with
 :mod:`marshal`: it crosses from the reading processes to the builder as
 bytes, and the same bytes are what the parsed-release cache stores
 (:mod:`pyfn.framenet.cache`), so a cold build and a warm one run the same
@@ -18,8 +18,8 @@ Layout (``FORMAT``)::
     problems = [(reason, where, message), ...]
     removed  = [(ledger reason, count), ...]         # no_target:*, invalid:*, malformed_*
     dropped  = [(set id or None, sentence id, ledger reason), ...]   # the sets of removed, one by one
-    sets     = (ids, sentence_ids, frame_ids, lu_ids, filter_masks, texts, sentence_hashes, spans, lus,
-                frames, lines)
+    sets     = (ids, sentence_ids, frame_ids, lu_ids, filter_masks, texts, sentence_hashes, orders,
+                set_hashes, lus, frames, lines)
 
 ``dropped`` names the sets counted in ``removed`` (the id is None when the
 XML's is not an integer; a ``malformed_sentence`` or ``malformed_file`` has
@@ -28,8 +28,11 @@ no sets to name): only :class:`~pyfn.splits.trace.Trace` reads it.
 they are, and sends them to the writers' processes without encoding them
 again), ``texts`` are sentence texts without trailing whitespace,
 ``sentence_hashes`` their :func:`~pyfn.splits.hashing.sentence_hash` (one
-string object per sentence: stored once), ``spans`` the sorted target spans
-as ``s#e[#s#e...]``.
+string object per sentence: stored once). With ``spans`` the sorted target
+spans as ``s#e[#s#e...]``, ``orders`` are pyfn 1.3's within-sentence order
+keys ``spans#lu#frame`` and ``set_hashes`` step 6's dedup hashes
+``sentence_hash<TAB>spans<TAB>lu<TAB>frame``: made once, where the file is
+read, rather than in every build (:func:`spans_of` recovers the spans).
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ from pyfn.splits.filters import FILTERS, SetView
 from pyfn.splits.hashing import sentence_hash
 from pyfn.splits.validity import CHECKED_LAYERS, invalid_offsets
 
-FORMAT = 3
+FORMAT = 4
 """Version of the record layout."""
 FILTER_BITS = {name: 1 << i for i, name in enumerate(FILTERS)}
 """The bit of each registered filter in a set's mask."""
@@ -78,8 +81,17 @@ class ParsedFile(NamedTuple):
         return [Problem(*p) for p in self.problems]
 
 
+COLUMNS = 12
+"""The number of columns of ``sets``."""
+
+
 def _no_sets() -> tuple[list[Any], ...]:
-    return ([], [], [], [], [], [], [], [], [], [], [])
+    return tuple([] for _ in range(COLUMNS))
+
+
+def spans_of(order: str, lu_name: str, frame_name: str) -> str:
+    """The target spans ``s#e[#s#e...]`` of a set's order key (``spans#lu#frame``)."""
+    return order[:len(order) - len(lu_name) - len(frame_name) - 2]
 
 
 def malformed(relpath: str, message: str) -> ParsedFile:
@@ -130,8 +142,10 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
                 sentence_json[0] = jsonl.encode_sentence(sent_id, text, *sentence_json[1])
             line = jsonl.encode_set(set_id, source, status, lu_id, lu_name, frame_id, frame_name, layers,
                                     sentence_json[0]).encode()
-        return (set_id, sent_id, frame_id, lu_id, mask, stripped, sent_hash,
-                "#".join([f"{s}#{e}" for s, e in target]), intern(lu_name), intern(frame_name), line)
+        spans = "#".join([f"{s}#{e}" for s, e in target])
+        lu_name, frame_name = intern(lu_name), intern(frame_name)
+        return (set_id, sent_id, frame_id, lu_id, mask, stripped, sent_hash, f"{spans}#{lu_name}#{frame_name}",
+                f"{sent_hash}\t{spans}\t{lu_name}\t{frame_name}", lu_name, frame_name, line)
 
     try:
         result = read_file(data, relpath, sentence, annotation_set)
@@ -174,6 +188,6 @@ def loads(data: bytes) -> ParsedFile:
         parsed = ParsedFile(*value)
     except (EOFError, TypeError, ValueError) as exc:
         raise ValueError(f"not a parsed-file record: {exc}") from None
-    if len(parsed.sets) != 11 or len({len(column) for column in parsed.sets}) != 1:
+    if len(parsed.sets) != COLUMNS or len({len(column) for column in parsed.sets}) != 1:
         raise ValueError("not a parsed-file record: ragged set columns")
     return parsed
