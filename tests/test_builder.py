@@ -6,11 +6,13 @@ from itertools import islice
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pyfn.errors import PyfnError
 from pyfn.formats import jsonl
 from pyfn.framenet import open_release
-from pyfn.splits.builder import BuildOptions, build_splits
+from pyfn.splits.builder import BuildOptions, build_splits, sentence_count
 from pyfn import workers
 from pyfn.workers import chunk_size
 from pyfn.splits.definitions import SplitDefinition
@@ -200,3 +202,21 @@ def test_a_reader_that_takes_every_result_then_stops_does_not_wait():
         start = time.monotonic()
         results.close()
         assert time.monotonic() - start < 5
+
+
+_WHITESPACE_TEXTS = st.lists(st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\xa0", "\u2003", "é"]),
+                                     max_size=5), max_size=40)
+
+
+@given(_WHITESPACE_TEXTS)
+@settings(max_examples=400, deadline=None)
+def test_sentence_count_is_the_number_of_distinct_stripped_texts(raw):
+    texts = sorted(text.rstrip() for text in raw)  # as the builder holds them: sorted, no trailing whitespace
+    starts = [i for i, text in enumerate(texts) if i == 0 or text != texts[i - 1]]
+    assert sentence_count(texts, starts) == len({text.strip() for text in texts})
+
+
+def test_sentence_count_of_texts_that_differ_in_leading_whitespace_only():
+    texts = sorted([" a b", "a b", "\xa0a b", " c", " c", "d"])
+    starts = [i for i, text in enumerate(texts) if i == 0 or text != texts[i - 1]]
+    assert sentence_count(texts, starts) == 3  # "a b", "c", "d"

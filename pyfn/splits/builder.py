@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import gc
 import hashlib
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial, reduce
 from itertools import compress, count, islice
-from operator import itemgetter, ne, or_
+from operator import is_not, itemgetter, ne, or_
 from pathlib import Path
 from typing import NamedTuple
 
@@ -373,7 +374,7 @@ def _build(
         if name in options.splits:
             texts = list(map(_TEXT_OF, kept))
             starts = list(compress(count(), map(ne, texts, [None, *texts])))
-            splits[name] = SplitData(name, list(map(_LINE_OF, kept)), len(set(map(str.strip, texts))), starts=starts)
+            splits[name] = SplitData(name, list(map(_LINE_OF, kept)), sentence_count(texts, starts), starts=starts)
     warnings = [
         f"{flag} {ident} matches no annotation set read"
         for kind, flag, idents in (
@@ -398,6 +399,25 @@ def _build(
         warnings=warnings,
         missing_documents=missing,
     )
+
+
+def sentence_count(texts: list[str], starts: list[int]) -> int:
+    """How many sentence strings sorted ``texts`` hold once leading and trailing whitespace is stripped
+    (the texts have none trailing; ``starts``: the index of each text's first occurrence): the distinct
+    texts, less those with leading whitespace whose stripped string is another's (found by bisection
+    in the sorted distinct texts, instead of hashing every text: 0.04 s for FN 1.5's train)."""
+    distinct = list(map(texts.__getitem__, starts))
+    leading = list(compress(distinct, map(is_not, map(str.lstrip, distinct), distinct)))
+    if not leading:
+        return len(distinct)
+    stripped = {text.lstrip() for text in leading}
+    return len(distinct) - len(leading) + sum(1 for text in stripped if not _holds(distinct, text))
+
+
+def _holds(ordered: list[str], text: str) -> bool:
+    """``text`` is an item of the sorted list ``ordered``."""
+    i = bisect_left(ordered, text)
+    return i < len(ordered) and ordered[i] == text
 
 
 def _drop(records: list[Record], overlaps: list[tuple[str, set[str]]], ledger: Counter,
