@@ -35,9 +35,9 @@ def main() -> None:
             "convert", "--source", str(FN15), "--splits", "train", "--with-exemplars", "--exclude-frames", "398",
             "--jobs", str(args.jobs)])
         print(
-            f"round {i + 1} ({before}): fast floor {floor:.1f} s ({how}, {sentences:,} sentences, 1 process); "
-            f"pyfn FT+EX to JSONL cold {cold:.1f} s = {cold / floor:.2f}x the floor (target <= 1.0), peak {cold_mb} MB; "
-            f"warm {warm:.1f} s = {warm / floor:.2f}x (target <= 0.25), peak {warm_mb} MB; after: {conditions()}"
+            f"round {i + 1} ({before}): fast floor {floor:.2f} s ({how}, {sentences:,} sentences, 1 process); "
+            f"pyfn FT+EX to JSONL cold {cold:.2f} s = {cold / floor:.3f}x the floor (target <= 1.0), peak {cold_mb} MB; "
+            f"warm {warm:.2f} s = {warm / floor:.3f}x (target <= 0.25), peak {warm_mb} MB; after: {conditions()}"
         )
 
 

@@ -33,9 +33,9 @@ def main() -> None:
         (cold, cold_mb), (warm, warm_mb) = cold_and_warm([
             "convert", "--source", str(FN15), "--to", *FORMATS, "--with-exemplars", "--exclude-frames", "398"])
         print(
-            f"round {i + 1} ({before}): fast floor {floor:.1f} s ({how}, {sentences:,} sentences, 1 process); "
-            f"pyfn build + {len(FORMATS)} formats (FT+EX, dev, test) cold {cold:.1f} s = {cold / floor:.2f}x the floor "
-            f"(target <= 1.5), peak {cold_mb} MB; warm {warm:.1f} s = {warm / floor:.2f}x (target <= 0.6), "
+            f"round {i + 1} ({before}): fast floor {floor:.2f} s ({how}, {sentences:,} sentences, 1 process); "
+            f"pyfn build + {len(FORMATS)} formats (FT+EX, dev, test) cold {cold:.2f} s = {cold / floor:.3f}x the floor "
+            f"(target <= 1.5), peak {cold_mb} MB; warm {warm:.2f} s = {warm / floor:.3f}x (target <= 0.6), "
             f"peak {warm_mb} MB; after: {conditions()}"
         )
 

@@ -102,9 +102,9 @@ def main() -> None:
             warm_cpu = _cpu(new, env, before=clear(new_out))
             print(
                 f"round {i + 1} ({before}): pyfn 1.3.13 {old_wall:.1f} s wall, {old_cpu:.1f} s CPU, peak {old_mb} MB; "
-                f"pyfn cold {cold_wall:.1f} s wall ({old_wall / cold_wall:.1f}x faster; target >= 10x), "
+                f"pyfn cold {cold_wall:.2f} s wall ({old_wall / cold_wall:.2f}x faster; target >= 10x), "
                 f"{cold_cpu:.1f} s CPU ({old_cpu / cold_cpu:.1f}x less), peak {cold_mb} MB (target <= 512); "
-                f"warm {warm_wall:.1f} s wall ({old_wall / warm_wall:.1f}x faster), {warm_cpu:.1f} s CPU, "
+                f"warm {warm_wall:.2f} s wall ({old_wall / warm_wall:.2f}x faster), {warm_cpu:.1f} s CPU, "
                 f"peak {warm_mb} MB; after: {conditions()}"
             )
 
