@@ -158,3 +158,11 @@ def cold_and_warm(args: list[str]) -> tuple[tuple[float, int], tuple[float, int]
         cold = run_measured(cmd, env, before=empty_cache)
         warm = run_measured(cmd, env, before=fresh_target)
     return cold, warm
+
+
+def against_fastest_floor(floors: list[float], colds: list[float], warms: list[float]) -> str:
+    """The cold and warm times of every round against the fastest floor of the whole run (each round's
+    own floor moves with the machine: 5.2-6.5 s for FN 1.5 within an hour here)."""
+    fastest = min(floors)
+    return (f"against the run's fastest floor, {fastest:.2f} s: cold "
+            f"{', '.join(f'{t / fastest:.3f}x' for t in colds)}; warm {', '.join(f'{t / fastest:.3f}x' for t in warms)}")

@@ -8,8 +8,9 @@ convert --to jsonl semafor bios conllx conllu semeval --with-exemplars
 --exclude-frames 398` with an empty parsed-release cache (cold); (3) the
 same with the cache filled (warm). Reports seconds, ratios to the floor of
 the same round, peak memory (PSS of the process tree, from a second run of
-each) and the machine's load. Targets: cold <= 1.5x the floor, warm <= 0.6x,
-peak memory <= 1 GB.
+each) and the machine's load; after the last round, every round's times
+against the fastest floor of the whole run. Targets: cold <= 1.5x the floor,
+warm <= 0.6x, peak memory <= 1 GB.
 
 Usage: python benchmarks/bench_formats.py [--repeat R]
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from _common import FN15, cold_and_warm, conditions, fast_floor
+from _common import FN15, against_fastest_floor, cold_and_warm, conditions, fast_floor
 
 FORMATS = ("jsonl", "semafor", "bios", "conllx", "conllu", "semeval")
 
@@ -27,6 +28,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1, help="rounds (default 1)")
     args = parser.parse_args()
+    floors, colds, warms = [], [], []
     for i in range(args.repeat):
         before = conditions()
         floor, sentences, how = fast_floor(FN15, ("fulltext", "lu"))
@@ -38,6 +40,10 @@ def main() -> None:
             f"(target <= 1.5), peak {cold_mb} MB; warm {warm:.2f} s = {warm / floor:.3f}x (target <= 0.6), "
             f"peak {warm_mb} MB; after: {conditions()}"
         )
+        floors.append(floor)
+        colds.append(cold)
+        warms.append(warm)
+    print(against_fastest_floor(floors, colds, warms))
 
 
 if __name__ == "__main__":
