@@ -9,7 +9,7 @@ elements through lxml's public C API (same contracts, same results, same errors 
 - :func:`set_record`: the split builder's row of a set (``pyfn.splits.parsed``: validity, target
   spans, filter bits) from the layers read."""
 
-from libc.stdlib cimport free, qsort, realloc
+from libc.stdlib cimport free, malloc, qsort, realloc
 from cpython.long cimport PyLong_AsLongLongAndOverflow
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_FindChar, PyUnicode_READ_CHAR, Py_UNICODE_ISSPACE
 from libc.string cimport memcpy, strcmp, strlen
@@ -26,6 +26,10 @@ import_lxml__etree()
 
 cdef extern from *:
     const char* PYFN_SOURCE_SHA256  # defined by setup.py: the sha256 of this file as compiled
+
+cdef extern from "Python.h":
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
 
 SOURCE_SHA256 = PYFN_SOURCE_SHA256.decode("ascii")
 """The sha256 of the source this module was compiled from (checked by :mod:`pyfn.framenet.compiled`)."""
@@ -752,6 +756,44 @@ cdef bint _repeats(list ranks, list names) except -1:
             if ranks[i] == ranks[j] and names[i] == names[j]:
                 return True
     return False
+
+
+def sentence_hash(str text not None):
+    """:func:`pyfn.splits.hashing.sentence_hash` in C: ``text`` lower-cased, with every whitespace
+    character (where ``str.split`` splits) removed."""
+    cdef str lower = text.lower()
+    cdef Py_ssize_t n = len(lower), i, kept = 0
+    cdef Py_UCS4 ch
+    cdef Py_UCS4* out = <Py_UCS4*>malloc((n if n else 1) * sizeof(Py_UCS4))
+    if out is NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            ch = PyUnicode_READ_CHAR(lower, i)
+            if not Py_UNICODE_ISSPACE(ch):
+                out[kept] = ch
+                kept += 1
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, kept)
+    finally:
+        free(out)
+
+
+cdef class SentenceRows:
+    """:func:`pyfn.splits.parsed.parse_file`'s ``make_sentence`` in C (:func:`pyfn.splits.parsed.sentence_rows`
+    in Python): ``(id, text, text without trailing whitespace, its sentence hash, [None, the other
+    fields])``, the stripped text and the hash made once per distinct text of a file."""
+
+    cdef dict _texts
+
+    def __cinit__(self):
+        self._texts = {}
+
+    def __call__(self, sent_id, str text, *fields):
+        cdef tuple known = self._texts.get(text)
+        if known is None:
+            known = (text.rstrip(), sentence_hash(text))
+            self._texts[text] = known
+        return (sent_id, text, known[0], known[1], [None, fields])
 
 
 def set_record(tuple sent, set_id, lu_id, str lu_name, frame_id, str frame_name, list layers, bytes line,

@@ -40,6 +40,7 @@ from __future__ import annotations
 import marshal
 import re
 from collections import Counter
+from collections.abc import Callable
 from sys import intern
 from typing import Any, NamedTuple
 
@@ -61,6 +62,8 @@ set_record_c = (compiled.MODULE.set_record if compiled.MODULE is not None and se
                 else None)
 """The compiled twin of a set's row (``_clayers.set_record``; None without the compiled reader or when the
 filter registry is not the one it computes)."""
+sentence_rows_c = compiled.MODULE.SentenceRows if compiled.MODULE is not None else None
+"""The compiled twin of :func:`sentence_rows` (``_clayers.SentenceRows``; None without the compiled reader)."""
 _TWIN_BITS = tuple(FILTER_BITS.get(name, 0) for name in _TWIN_FILTERS)
 """The bits of :data:`_TWIN_FILTERS`, as :data:`set_record_c` takes them."""
 
@@ -99,6 +102,20 @@ def malformed(relpath: str, message: str) -> ParsedFile:
     return ParsedFile(relpath, "", 0, [("malformed_file", relpath, message)], [("malformed_file", 1)], _no_sets(), [])
 
 
+def sentence_rows() -> Callable[..., tuple[int, str, str, str, list[Any]]]:
+    """:func:`parse_file`'s ``make_sentence`` for one file: ``(id, text, text without trailing whitespace,
+    its sentence hash, [None, the other fields])`` (the sentence's JSON is made from the fields when a
+    set needs it), the stripped text and the hash made once per distinct text."""
+    texts: dict[str, tuple[str, str]] = {}
+
+    def sentence(sent_id: int, text: str, *fields: Any) -> tuple[int, str, str, str, list[Any]]:
+        if text not in texts:
+            texts[text] = (text.rstrip(), sentence_hash(text))
+        return (sent_id, text, *texts[text], [None, fields])
+
+    return sentence
+
+
 def parse_file(data: bytes, relpath: str) -> ParsedFile:
     """Read one annotation file's bytes into its record (a file that is not readable XML gives a
     ``malformed_file`` record, as the builder counts it).
@@ -108,13 +125,8 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
     is the compiled reader's when it wrote one, else encoded here (each sentence's part of it once);
     each set's filters see a :class:`~pyfn.splits.filters.SetView`.
     """
-    texts: dict[str, tuple[str, str]] = {}
     filters = [(FILTER_BITS[f.name], f.removes) for f in FILTERS.values()]
-
-    def sentence(sent_id: int, text: str, *fields: Any) -> tuple[int, str, str, str, list[Any]]:
-        if text not in texts:
-            texts[text] = (text.rstrip(), sentence_hash(text))
-        return (sent_id, text, *texts[text], [None, fields])  # its JSON, made when a set needs it
+    sentence = sentence_rows_c() if sentence_rows_c is not None else sentence_rows()
 
     def annotation_set(sent: tuple[int, str, str, str, list[Any]], set_id: int, status: str, lu_id: int | None,
                        lu_name: str, frame_id: int | None, frame_name: str, layers: list[LayerRows],
