@@ -6,8 +6,10 @@ elements through lxml's public C API (same contracts, same results, same errors 
 - :func:`read_sentences`: the sentences of a whole parsed file, as
   :func:`pyfn.framenet.annotations.read_file` reads them streamed; a sentence with anything unusual
   goes to the Python reader, a file with a sentence inside a sentence to the streamed one;
-- :func:`set_record`: the split builder's row of a set (``pyfn.splits.parsed``: validity, target
-  spans, filter bits) from the layers read."""
+- :func:`set_record`: the split builder's row of a set (``pyfn.splits.parsed``: validity, filter
+  bits, order key, dedup hash) from the layers read;
+- :class:`SentenceRows` and :func:`sentence_hash`: the builder's row of a sentence (its text without
+  trailing whitespace and its sentence hash, once per distinct text of a file)."""
 
 from libc.stdlib cimport free, malloc, qsort, realloc
 from cpython.long cimport PyLong_AsLongLongAndOverflow
