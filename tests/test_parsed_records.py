@@ -25,7 +25,7 @@ from pyfn.framenet.annotations import read_annotations
 from pyfn.resources import resource_path
 from pyfn.splits import parsed
 from pyfn.splits.filters import FILTERS, SetView
-from pyfn.splits.hashing import annoset_hash, order_key, sentence_hash
+from pyfn.splits.hashing import annoset_hash, order_key, sentence_hash, spans_of
 from pyfn.splits.validity import invalid_reason
 
 from test_fuzz_readers import EDITS, TOKENS, _apply
@@ -224,4 +224,4 @@ def test_fn15_annotation_files(fn15):
 @pytest.mark.parametrize("spans, lu, frame", [("5#16", "see.v", "Perception"), ("", "a#b.n", "F#1"),
                                                ("0#0#3#4", "#", "#")])
 def test_spans_recovered_from_an_order_key(spans, lu, frame):
-    assert parsed.spans_of(f"{spans}#{lu}#{frame}", lu, frame) == spans
+    assert spans_of(f"{spans}#{lu}#{frame}", lu, frame) == spans

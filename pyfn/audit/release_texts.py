@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from pyfn.framenet.cache import ReleaseCache
 from pyfn.framenet.release import Release
-from pyfn.splits import parsed
+from pyfn.splits.hashing import spans_of
 
 FOLDERS = {"fulltext": "fulltext", "exemplar": "lu"}
 
@@ -52,7 +52,7 @@ class ReleaseTexts:
         for record in parsed_files(self.release, FOLDERS[source], self.jobs, self.cache):
             ids, sent_ids, _, _, _, sent_texts, _, orders, _, lus, frames, _ = record.sets
             for set_id, sent_id, text, order, lu, frame in zip(ids, sent_ids, sent_texts, orders, lus, frames):
-                sets.setdefault(set_id, SetInfo(sent_id, text, _spans(parsed.spans_of(order, lu, frame)), lu, frame))
+                sets.setdefault(set_id, SetInfo(sent_id, text, _spans(spans_of(order, lu, frame)), lu, frame))
                 texts.setdefault(sent_id, text)
         self._sets[source], self._texts[source] = sets, texts
 

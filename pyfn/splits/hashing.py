@@ -12,26 +12,34 @@ def sentence_hash(text: str) -> str:
     return "".join(text.lower().split())
 
 
-def _spans(aset: AnnotationSet) -> str:
-    return "#".join(f"{s}#{e}" for s, e in aset.target)
+def spans_key(target: Iterable[tuple[int, int]]) -> str:
+    """Target spans (sorted) as ``s#e[#s#e...]``."""
+    return "#".join([f"{s}#{e}" for s, e in target])
 
 
-def annoset_hash(aset: AnnotationSet, spans: str | None = None) -> str:
+def annoset_hash_of(sent_hash: str, spans: str, lu_name: str, frame_name: str) -> str:
+    """:func:`annoset_hash` from its parts: sentence hash, :func:`spans_key`, LU and frame names."""
+    return f"{sent_hash}\t{spans}\t{lu_name}\t{frame_name}"
+
+
+def order_key_of(spans: str, lu_name: str, frame_name: str) -> str:
+    """:func:`order_key` from its parts: :func:`spans_key`, LU and frame names."""
+    return f"{spans}#{lu_name}#{frame_name}"
+
+
+def spans_of(order: str, lu_name: str, frame_name: str) -> str:
+    """The :func:`spans_key` of an order key (``spans#lu#frame``)."""
+    return order[:len(order) - len(lu_name) - len(frame_name) - 2]
+
+
+def annoset_hash(aset: AnnotationSet) -> str:
     """Sentence hash, sorted target spans, LU name and frame name, joined by TABs."""
-    spans = _spans(aset) if spans is None else spans
-    return f"{sentence_hash(aset.sentence.text)}\t{spans}\t{aset.lu_name}\t{aset.frame_name}"
+    return annoset_hash_of(sentence_hash(aset.sentence.text), spans_key(aset.target), aset.lu_name, aset.frame_name)
 
 
-def order_key(aset: AnnotationSet, spans: str | None = None) -> str:
+def order_key(aset: AnnotationSet) -> str:
     """pyfn 1.3's within-sentence order key: ``s#e[#s#e...]#LU#frame`` (plain string order)."""
-    spans = _spans(aset) if spans is None else spans
-    return f"{spans}#{aset.lu_name}#{aset.frame_name}"
-
-
-def hash_and_order(aset: AnnotationSet) -> tuple[str, str]:
-    """:func:`annoset_hash` and :func:`order_key` of ``aset``, its target spans formatted once."""
-    spans = _spans(aset)
-    return annoset_hash(aset, spans), order_key(aset, spans)
+    return order_key_of(spans_key(aset.target), aset.lu_name, aset.frame_name)
 
 
 def fe_signature(aset: AnnotationSet) -> str:

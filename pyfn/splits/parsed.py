@@ -32,7 +32,7 @@ string object per sentence: stored once). With ``spans`` the sorted target
 spans as ``s#e[#s#e...]``, ``orders`` are pyfn 1.3's within-sentence order
 keys ``spans#lu#frame`` and ``set_hashes`` step 6's dedup hashes
 ``sentence_hash<TAB>spans<TAB>lu<TAB>frame``: made once, where the file is
-read, rather than in every build (:func:`spans_of` recovers the spans).
+read, rather than in every build (:func:`~pyfn.splits.hashing.spans_of` recovers the spans).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from pyfn.formats import jsonl
 from pyfn.framenet import compiled
 from pyfn.framenet.annotations import LayerRows, read_file
 from pyfn.splits.filters import FILTERS, SetView
-from pyfn.splits.hashing import sentence_hash
+from pyfn.splits.hashing import annoset_hash_of, order_key_of, sentence_hash, spans_key
 from pyfn.splits.validity import CHECKED_LAYERS, invalid_offsets
 
 FORMAT = 4
@@ -90,11 +90,6 @@ COLUMNS = 12
 
 def _no_sets() -> tuple[list[Any], ...]:
     return tuple([] for _ in range(COLUMNS))
-
-
-def spans_of(order: str, lu_name: str, frame_name: str) -> str:
-    """The target spans ``s#e[#s#e...]`` of a set's order key (``spans#lu#frame``)."""
-    return order[:len(order) - len(lu_name) - len(frame_name) - 2]
 
 
 def malformed(relpath: str, message: str) -> ParsedFile:
@@ -154,10 +149,10 @@ def parse_file(data: bytes, relpath: str) -> ParsedFile:
                 sentence_json[0] = jsonl.encode_sentence(sent_id, text, *sentence_json[1])
             line = jsonl.encode_set(set_id, source, status, lu_id, lu_name, frame_id, frame_name, layers,
                                     sentence_json[0]).encode()
-        spans = "#".join([f"{s}#{e}" for s, e in target])
+        spans = spans_key(target)
         lu_name, frame_name = intern(lu_name), intern(frame_name)
-        return (set_id, sent_id, frame_id, lu_id, mask, stripped, sent_hash, f"{spans}#{lu_name}#{frame_name}",
-                f"{sent_hash}\t{spans}\t{lu_name}\t{frame_name}", lu_name, frame_name, line)
+        return (set_id, sent_id, frame_id, lu_id, mask, stripped, sent_hash, order_key_of(spans, lu_name, frame_name),
+                annoset_hash_of(sent_hash, spans, lu_name, frame_name), lu_name, frame_name, line)
 
     try:
         result = read_file(data, relpath, sentence, annotation_set)
