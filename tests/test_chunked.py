@@ -229,7 +229,8 @@ def test_sentence_tables_come_back_only_when_asked_for(tmp_path):
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_the_frame_layer_writers_read_frame_layers_only_and_write_the_same_bytes(tmp_path, jobs, monkeypatch):
     """Chunks for JSONL, SEMAFOR, BIOS and CoNLL only are decoded without PT and GF layers and POS tags
-    (``frame_layers_only``): the files and losses of whole sets; with another format, whole sets."""
+    (``frame_layers_only``): the files and losses of whole sets; with another format that writes the
+    chunk's split, whole sets (SemEval XML writes dev and test, not train)."""
     tos = ("jsonl", "semafor", "bios", "conllx", "conllu")
     release, result = _built(with_exemplars=True)
     formats = FormatOptions(frames=read_frames(release), bios_fe_ranks="all")
@@ -243,13 +244,82 @@ def test_the_frame_layer_writers_read_frame_layers_only_and_write_the_same_bytes
     asked = []
     loads = jsonl.loads
     monkeypatch.setattr(jsonl, "loads", lambda line, where="<string>", frame_layers_only=False: (
-        asked.append(frame_layers_only), loads(line, where, frame_layers_only))[1])
+        asked.append((line, frame_layers_only)), loads(line, where, frame_layers_only))[1])
+    split_of = {line: name for name, data in result.splits.items() for line in data.lines}
     for target, formats_to in ((tmp_path / "chunked", tos), (tmp_path / "with_semeval", (*tos, "semeval"))):
         split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
         written = write_splits(target, split_lines, formats_to, formats, jobs=jobs, chunk_sets=7, tables=False)
         assert {name: written.outputs[name] for name in expected} == expected  # and SemEval's own files
         assert {split: {k: n for k, n in found.items() if not k.startswith("semeval")} for split, found in
                 written.losses.items()} == losses
-        if jobs == 1:  # in this process: what each chunk was decoded with
-            assert asked and all(asked) == (formats_to == tos) and any(asked) == (formats_to == tos)
+        if jobs == 1:  # in this process: what each split's chunks were decoded with
+            decoded: dict[str, set[bool]] = {}
+            for line, frame_layers_only in asked:
+                decoded.setdefault(split_of[line], set()).add(frame_layers_only)
+            assert decoded == {name: {formats_to == tos or name == "train"} for name in result.splits}
             asked.clear()
+
+
+def test_what_a_writer_derives_from_the_release_s_frames_is_made_once():
+    """:meth:`ReleaseFrames.derived`: one call of ``make`` per process, whatever the number of chunks."""
+    from pyfn.framenet.lexicon import ReleaseFrames  # noqa: PLC0415
+
+    release, _ = _built()
+    frames = ReleaseFrames(release)
+    made = []
+
+    def names(mapping):
+        made.append(1)
+        return sorted(mapping)
+
+    first = frames.derived(names)
+    assert frames.derived(names) is first and made == [1]
+    assert first == sorted(read_frames(release)) and frames.derived(len) == len(first)
+
+
+@pytest.mark.parametrize("behind", [1, 32 << 20])
+def test_a_final_file_goes_to_disk_while_it_is_being_copied(tmp_path, monkeypatch, behind):
+    """Past ``SYNC_BEHIND`` bytes copied, a thread fsyncs the file while the copying goes on (here
+    before train's last chunk is in); below it, only once the split is complete. Same bytes."""
+    import os  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    from pyfn.formats import chunked  # noqa: PLC0415
+
+    release, result = _built()
+    sizes: dict[str, list[int]] = {}
+    real = os.fsync
+
+    def fsync(fd):
+        if threading.current_thread() is not threading.main_thread():
+            name = os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).split(".tmp")[0].lstrip(".").rsplit(".", 1)[0]
+            sizes.setdefault(name, []).append(os.fstat(fd).st_size)
+        real(fd)
+
+    monkeypatch.setattr(chunked.os, "fsync", fsync)
+    monkeypatch.setattr(chunked, "SYNC_BEHIND", behind)
+    split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+    written = write_splits(tmp_path, split_lines, ("semafor", "bios"), FormatOptions(frames=read_frames(release)),
+                           jobs=1, chunk_sets=5)
+    final = (tmp_path / "train.bios").stat().st_size
+    assert (min(sizes["train.bios"]) < final) == (behind == 1) and max(sizes["train.bios"]) <= final
+    for name, digest in written.outputs.items():
+        assert sha256_file(tmp_path / name) == digest
+
+
+@pytest.mark.parametrize("tos", [("semafor",), ("semafor", "semeval")])
+def test_the_splits_kept_whole_go_to_the_workers_first(tmp_path, monkeypatch, tos):
+    """With SemEval XML, dev and test are one chunk each: they are sent first, the larger first, so
+    that no worker is left alone on one at the end; otherwise the splits go in the order given."""
+    from pyfn.formats import chunked  # noqa: PLC0415
+
+    _, result = _built()
+    sent: list[str] = []
+    write = chunked._write_chunk
+    monkeypatch.setattr(chunked, "_write_chunk", lambda chunk: (sent.append(chunk.split), write(chunk))[1])
+    split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+    written = write_splits(tmp_path, split_lines, tos, FormatOptions(), jobs=1, chunk_sets=5)
+    order = [split for split, _ in itertools.groupby(sent)]
+    by_size = sorted(("dev", "test"), key=lambda name: -len(result.splits[name].lines))
+    assert order == ([*by_size, "train"] if "semeval" in tos else list(result.splits))
+    assert sent.count("train") > 1 and ("dev.gold.xml" in written.outputs) == ("semeval" in tos)

@@ -27,6 +27,7 @@ from pathlib import Path
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import write_lines
 from pyfn.framenet import compiled
+from pyfn.framenet.lexicon import ReleaseFrames
 from pyfn.formats.base import (
     Losses,
     SplitView,
@@ -279,7 +280,8 @@ def write(
     directory = Path(directory)
     found = Losses()  # merged into ``losses`` only once every block could be made
     semeval: list[bytes] = []
-    blocks = _blocks(SplitView.of(sets), split, fe_ranks, scheme, _Inventory(frames), columns, semeval, found)
+    inventory = frames.derived(_Inventory) if isinstance(frames, ReleaseFrames) else _Inventory(frames)
+    blocks = _blocks(SplitView.of(sets), split, fe_ranks, scheme, inventory, columns, semeval, found)
     first = next(blocks, None)
     written: list[Path] = []
     if first is not None:  # blocks are written as they are made: an error removes the unfinished file

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
 
 from pyfn.errors import PyfnError
 from pyfn.framenet.release import Release
 from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
 from pyfn.model import FERelation, Frame, FrameElement, FrameRelation, LexUnit, SemType
+
+T = TypeVar("T")
 
 
 def _req_int(elem, name: str, where: str) -> int:
@@ -74,6 +77,7 @@ class ReleaseFrames(Mapping[str, Frame]):
         self._release = release
         self._frames: dict[str, Frame] | None = None
         self._one_at_a_time = multiprocessing.Lock()
+        self._derived: dict[Callable[..., Any], Any] = {}
 
     def load_forked(self) -> None:
         """Read the frames in a process forked from the one that opened the release, one such process
@@ -86,6 +90,13 @@ class ReleaseFrames(Mapping[str, Frame]):
         if self._frames is None:
             self._frames = read_frames(self._release)
         return self._frames
+
+    def derived(self, make: Callable[[Mapping[str, Frame]], T]) -> T:
+        """``make(self)``, made once in this process: what a writer derives from the frames (which do
+        not change once read) for every chunk it writes (BIOS's checks: 3.5 ms a chunk for FN 1.5)."""
+        if make not in self._derived:
+            self._derived[make] = make(self)
+        return self._derived[make]
 
     def __getitem__(self, name: str) -> Frame:
         return self._loaded()[name]
