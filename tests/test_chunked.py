@@ -323,3 +323,25 @@ def test_the_splits_kept_whole_go_to_the_workers_first(tmp_path, monkeypatch, to
     by_size = sorted(("dev", "test"), key=lambda name: -len(result.splits[name].lines))
     assert order == ([*by_size, "train"] if "semeval" in tos else list(result.splits))
     assert sent.count("train") > 1 and ("dev.gold.xml" in written.outputs) == ("semeval" in tos)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_jsonl_file_is_the_lines_written_by_the_parent(tmp_path, monkeypatch, jobs):
+    """``{split}.jsonl`` holds each line and a newline, in order, written by this process (no worker
+    writes a JSONL part); a split without lines gets an empty file."""
+    from pyfn.formats import chunked  # noqa: PLC0415
+
+    _, result = _built()
+    write = chunked._write_chunk
+    names: list[str] = []
+    if jobs == 1:  # in this process: the names of the chunks' files
+        monkeypatch.setattr(chunked, "_write_chunk", lambda chunk: (lambda done: (names.extend(done.names), done)[1])(
+            write(chunk)))
+    expected = {name: b"".join(line + b"\n" for line in data.lines) for name, data in result.splits.items()}
+    split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+    split_lines.append(SplitLines("empty", [], []))
+    written = write_splits(tmp_path, split_lines, ("jsonl", "semafor"), FormatOptions(), jobs=jobs, chunk_sets=4)
+    for name, data in {**expected, "empty": b""}.items():
+        assert (tmp_path / f"{name}.jsonl").read_bytes() == data
+        assert written.outputs[f"{name}.jsonl"] == sha256_file(tmp_path / f"{name}.jsonl")
+    assert jobs == 2 or (names and not any(name.endswith(".jsonl") for name in names))

@@ -5,7 +5,9 @@ of about ``CHUNK_SETS`` annotation sets. A worker turns one chunk's lines into
 sets and runs every writer on them, sentence numbers starting where the chunk
 starts (:class:`~pyfn.formats.base.SplitView`), into a scratch folder
 ``.{split}.partNNNNN.tmp`` of the target; the parent appends the chunks'
-files, in order, to the split's final files, hashing them as it writes.
+files, in order, to the split's final files, hashing them as it writes. The
+JSONL file is the lines themselves: the parent writes each chunk's once its
+other files are in, instead of a worker writing them for the parent to copy.
 
 The bytes are those of writing the whole split at once: every file but
 SemEval XML and Parquet is a sequence of per-sentence lines or per-set
@@ -23,7 +25,7 @@ import hashlib
 import os
 import shutil
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from multiprocessing.pool import Pool
@@ -34,7 +36,7 @@ from typing import IO, Any
 from pyfn import fileio
 from pyfn.collector import no_cycle_collection
 from pyfn.errors import PyfnError
-from pyfn.fileio import atomic_writer, scratch_files, write_lines
+from pyfn.fileio import atomic_writer, scratch_files
 from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
 from pyfn.formats.registry import FormatOptions, cuttable, joiner, loss_counts, write_split, written_splits
@@ -132,21 +134,17 @@ def _write_chunk(chunk: _Chunk) -> _Done:
     target: Path = _WORKER["target"]
     folder = target / f".{chunk.split}.part{chunk.index:05d}.tmp"
     tos: tuple[str, ...] = _WORKER["tos"]
-    paths: list[Path] = []
     try:
         # the formats that write this split (SemEval XML writes no train) and no preprocessing: whole sets
         frame_layers_only = FRAME_LAYER_WRITERS.issuperset(t for t in tos if written_splits(t, (chunk.split,))) \
             and not chunk.table
         view = SplitView.of([jsonl.loads(line, frame_layers_only=frame_layers_only) for line in chunk.lines],
                             chunk.first, in_order=True)
-        with scratch_files():
-            if "jsonl" in tos:  # the built lines are the JSONL file
-                paths.append(folder / f"{chunk.split}.jsonl")
-                write_lines(paths[-1], chunk.lines)
+        with scratch_files():  # JSONL: the parent writes the lines (_Appender.add_lines)
             written, losses = write_split(folder, chunk.split, view, [t for t in tos if t != "jsonl"], _WORKER["formats"])
     except PyfnError as exc:  # name the final file, not the scratch one
         raise PyfnError(str(exc).replace(str(folder), str(target)), exit_code=exc.exit_code) from None
-    names = [p.name for p in [*paths, *written]]
+    names = [p.name for p in written]
     return _Done(chunk.split, chunk.index, folder, names, loss_counts(losses, several=_WORKER["several"]),
                  view.table if chunk.table else None)
 
@@ -194,22 +192,38 @@ class _Appender:
         thread.start()
         self.stack.callback(thread.join)  # before the file is closed: the stack closes it later
 
-    def append(self, name: str, part: Path) -> None:
-        if name not in self.files:  # a chunk without the file contributes nothing to it
+    def _open(self, name: str) -> None:
+        if name not in self.files:
             handle = self.stack.enter_context(atomic_writer(self.target / name, "wb"))
             self.files[name] = (handle, hashlib.sha256())
             join = joiner(name)
             if join is not None:  # closed (its footer written) before the file is renamed
                 self.joined[name] = self.stack.enter_context(join(handle, self.files[name][1]))
+
+    def _write(self, name: str, block: bytes) -> None:
+        handle, digest = self.files[name]
+        digest.update(block)
+        handle.write(block)
+        self.unsynced[name] += len(block)
+
+    def append(self, name: str, part: Path) -> None:
+        """Copy the chunk's file ``part`` to the end of ``name`` (a chunk without the file adds nothing to it)."""
+        self._open(name)
         if name in self.joined:
             self.joined[name].add_part(part)
             return
-        handle, digest = self.files[name]
         with open(part, "rb") as source:
             for block in iter(lambda: source.read(1 << 20), b""):
-                digest.update(block)
-                handle.write(block)
-                self.unsynced[name] += len(block)
+                self._write(name, block)
+        if self.unsynced[name] >= SYNC_BEHIND:
+            self._sync(name)
+
+    def add_lines(self, name: str, lines: list[bytes]) -> None:
+        """Write ``lines`` (UTF-8, each without its newline) at the end of ``name`` (made, even for none)."""
+        self._open(name)
+        if lines:
+            self._write(name, b"\n".join(lines))
+            self._write(name, b"\n")
         if self.unsynced[name] >= SYNC_BEHIND:
             self._sync(name)
 
@@ -267,12 +281,17 @@ def write_splits(
              for s in splits}
     total = sum(len(p) for p in plans.values())
 
+    sent: deque[list[bytes]] = deque()  # the lines of the chunks sent, for the JSONL files
+
     def chunks() -> Iterator[_Chunk]:
         for split in sent_first(splits, kept_whole):
-            lines = split.lines[::-1]  # popped from the end: each line is freed once sent
+            lines = split.lines[::-1]  # popped from the end: each line is freed once sent and written
             split.lines.clear()
             for index, (begin, end, first) in enumerate(plans[split.name]):
-                yield _Chunk(split.name, index, first, [lines.pop() for _ in range(end - begin)], tables)
+                chunk = _Chunk(split.name, index, first, [lines.pop() for _ in range(end - begin)], tables)
+                if "jsonl" in tos:
+                    sent.append(chunk.lines)
+                yield chunk
 
     merged: dict[str, Counter] = {s.name: Counter() for s in splits}
     whole: dict[str, Counter] = {s.name: Counter() for s in splits}
@@ -290,6 +309,8 @@ def write_splits(
             else:
                 done = imap(pool, _write_chunk, chunks())
             for result in progress(done, total):
+                if "jsonl" in tos:  # the results come in the order the chunks were sent
+                    appender.add_lines(f"{result.split}.jsonl", sent.popleft())
                 for name in result.names:
                     appender.append(name, result.folder / name)
                 if result.index == len(plans[result.split]) - 1:
