@@ -23,9 +23,9 @@ SOURCE_SHA256 = PYFN_SOURCE_SHA256.decode("ascii")
 """The sha256 of the source this module was compiled from (checked by :mod:`pyfn.framenet.compiled`)."""
 
 cdef str _EMPTY = "_"
-cdef str _OUTSIDE = "O"
 cdef dict _BIOS_NAMES = {}  # names checked once: True when a BIOS field can hold them
 cdef dict _SEMAFOR_NAMES = {}  # the same for a SEMAFOR field
+cdef dict _LEMMAS = {}  # LU name -> its lemma (the name before its last '.')
 cdef list _NUMBERS = [str(i) for i in range(4097)]
 
 
@@ -77,6 +77,7 @@ cdef struct _Tokens:
     Py_ssize_t* byte_starts  # offsets in the text's UTF-8, end exclusive
     Py_ssize_t* byte_ends
     char* target  # 1 for a token of the set's target (:func:`_mark_target`)
+    Py_ssize_t* span  # the index in _SPANS of the FE span tagging the token, -1: none (:func:`bios_set`)
     const char* utf8  # the text's UTF-8 (NULL: it has none, a lone surrogate)
 
 cdef _Tokens _TOKS
@@ -132,6 +133,7 @@ cdef int _grow() except -1:
     _TOKS.ends = _grown(_TOKS.ends, room)
     _TOKS.byte_starts = _grown(_TOKS.byte_starts, room)
     _TOKS.byte_ends = _grown(_TOKS.byte_ends, room)
+    _TOKS.span = _grown(_TOKS.span, room)
     cdef char* target = <char*>realloc(_TOKS.target, room)
     if target == NULL:
         raise MemoryError()
@@ -264,22 +266,68 @@ cdef int _mark_target(tuple layers, long* partial) except -2:
     return marked
 
 
-cdef bytes _block(list tails, str on_target, str off_target):
-    """A BIOS block in UTF-8: per token its ID, FORM, the columns that say whether it is a target
-    token, and its ``tails`` item."""
-    cdef Py_ssize_t i, on_size, off_size
-    cdef const char* on = PyUnicode_AsUTF8AndSize(on_target, &on_size)
-    cdef const char* off = PyUnicode_AsUTF8AndSize(off_target, &off_size)
+cdef struct _Span:  # one FE label's tokens, name and what follows its tags
+    Py_ssize_t first
+    Py_ssize_t last
+    const char* name  # UTF-8, owned by the label's str
+    Py_ssize_t name_size
+    const char* core  # the coreType's UTF-8 (NULL: none known, written ``_``)
+    Py_ssize_t core_size
+
+cdef _Span* _SPANS = NULL
+cdef Py_ssize_t _SPANS_ROOM = 0
+
+
+cdef int _spans_room(Py_ssize_t n) except -1:
+    global _SPANS, _SPANS_ROOM
+    cdef _Span* grown
+    if n > _SPANS_ROOM:
+        grown = <_Span*>realloc(_SPANS, n * 2 * sizeof(_Span))
+        if grown == NULL:
+            raise MemoryError()
+        _SPANS, _SPANS_ROOM = grown, n * 2
+    return 0
+
+
+cdef bytes _bios_block(const char* middle, Py_ssize_t middle_size, const char* lu, Py_ssize_t lu_size,
+                       const char* frame, Py_ssize_t frame_size, bint tagged, bint s_tags, int columns):
+    """A BIOS block in UTF-8: per token its ID, FORM, ``middle`` (columns 3-12), LU and frame (``_`` and
+    ``_`` off the target), then its tag (from ``_TOKS.span`` when ``tagged``, else ``O``) and, with 16
+    columns, the tag's FE's coreType (``_`` outside or unknown)."""
+    cdef Py_ssize_t i, k
+    cdef _Span* span
     _OUT.size = 0
     for i in range(_TOKS.n):
         _put_number(i + 1)
         _put(b"\t", 1)
         _put_word(i)
+        _put(middle, middle_size)
         if _TOKS.target[i]:
-            _put(on, on_size)
+            _put(lu, lu_size)
+            _put(b"\t", 1)
+            _put(frame, frame_size)
+            _put(b"\t", 1)
         else:
-            _put(off, off_size)
-        _put_str(tails[i])
+            _put(b"_\t_\t", 4)
+        k = _TOKS.span[i] if tagged else -1
+        if k < 0:
+            _put(b"O", 1)
+            if columns != 15:
+                _put(b"\t_", 2)
+        else:
+            span = &_SPANS[k]
+            if span.first == span.last:
+                _put(b"S-" if s_tags else b"B-", 2)
+            else:
+                _put(b"B-" if i == span.first else b"I-", 2)
+            _put(span.name, span.name_size)
+            if columns != 15:
+                _put(b"\t", 1)
+                if span.core == NULL:
+                    _put(b"_", 1)
+                else:
+                    _put(span.core, span.core_size)
+        _put(b"\n", 1)
     return _taken()
 
 
@@ -364,15 +412,27 @@ def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_ta
     :meth:`pyfn.formats.bios._Inventory.drop_reason` or ``overlapping_fes``); the semeval block is
     made for ``eval_split``. ``lemmas`` is None without frames; ``core_types`` maps a frame to its
     FEs' coreTypes."""
-    cdef Py_ssize_t n, i, first, last
+    cdef Py_ssize_t n, i, k, first, last, lu_size, frame_size, middle_size, name_size, core_size
     cdef long start, end, partial_target = 0, partial_fe = 0
     cdef bint exact
+    cdef const char* lu_utf8
+    cdef const char* frame_utf8
+    cdef const char* name_utf8
+    cdef const char* core_utf8
+    cdef char middle[64]
+    cdef char digits[24]
+    cdef int d = 24
     frame = aset.frame_name
     lu = aset.lu_name
-    if not (_bios_field(frame) and _bios_field(lu)) or "." not in <str>lu:
+    if not (_bios_field(frame) and _bios_field(lu)) or "." not in <str>lu or number < 0:
         return None
     layers = aset.layers
     if type(layers) is not tuple:
+        return None
+    try:  # a lone surrogate in a name: the Python code decides
+        lu_utf8 = PyUnicode_AsUTF8AndSize(lu, &lu_size)
+        frame_utf8 = PyUnicode_AsUTF8AndSize(frame, &frame_size)
+    except UnicodeEncodeError:
         return None
     _tokenize(text)
     if _TOKS.utf8 == NULL:
@@ -389,66 +449,74 @@ def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_ta
             for label in layer.labels:
                 if _is_overt(label) and (all_ranks or rank == 1):
                     labels.append(label)
-    try:
-        middle = f"\t_\t_\t_\t_\t{number}\t_\t_\t_\t_\t_\t"
-        off_target = middle + "_\t_\t"
-        on_target = f"{middle}{lu}\t{frame}\t"
-        outside_end = "\n" if columns == 15 else "\t_\n"
-        semeval = None
-        if eval_split:
-            semeval = _block([_OUTSIDE + outside_end] * n, on_target, off_target)
-        reason = None
-        if lemmas is not None:
-            frame_lemmas = lemmas.get(frame)
-            if frame_lemmas is None:
-                reason = "frame_not_in_frames"
-            elif (<str>lu).rsplit(".", 1)[0] not in frame_lemmas:
-                reason = "lu_not_in_frame"
-            elif train:
-                frame_types = core_types[frame]
-                for label in labels:
-                    if label.name not in frame_types:
-                        reason = "fe_not_in_frame"
-                        break
-        if reason is not None:
-            return None, semeval, reason, partial_target, 0
-        fes = [None] * n  # the FE name of each token
-        spans = []
-        for label in labels:
-            name = label.name
-            if not _bios_field(name) or not _offsets(label, &start, &end) or not _span(
-                    start, end, &first, &last, &exact):
-                return None
-            partial_fe += not exact
-            for i in range(first, last + 1):
-                if fes[i] is not None:
-                    return None, semeval, "overlapping_fes", partial_target, 0
-                fes[i] = name
-            spans.append((name, first, last))
-        ends = {}
-        frame_types = core_types.get(frame, {})
-        tails = [_OUTSIDE + outside_end] * n  # what follows column 13 on each token: tag, coreType, newline
-        for name, first, last in spans:
-            end_of = ends.get(name)
-            if end_of is None:
-                if columns == 15:
-                    end_of = "\n"
-                else:
-                    value = frame_types.get(name, "")
-                    if value and not _bios_field(value):
-                        return None
-                    end_of = f"\t{value or _EMPTY}\n"
-                ends[name] = end_of
-            if first == last:
-                tails[first] = ("S-" if s_tags else "B-") + name + end_of
-            else:
-                tails[first] = "B-" + name + end_of
-                inside = "I-" + name + end_of
-                for i in range(first + 1, last + 1):
-                    tails[i] = inside
-        return _block(tails, on_target, off_target), semeval, None, partial_target, partial_fe
-    except UnicodeEncodeError:  # a lone surrogate in a name: the Python code decides
-        return None
+    # columns 3-12 of every token: ``\t_\t_\t_\t_\t{number}\t_\t_\t_\t_\t_\t``
+    memcpy(middle, b"\t_\t_\t_\t_\t", 9)
+    while True:
+        d -= 1
+        digits[d] = 48 + number % 10
+        number //= 10
+        if number == 0:
+            break
+    memcpy(middle + 9, digits + d, 24 - d)
+    middle_size = 9 + 24 - d
+    memcpy(middle + middle_size, b"\t_\t_\t_\t_\t_\t", 11)
+    middle_size += 11
+    semeval = _bios_block(middle, middle_size, lu_utf8, lu_size, frame_utf8, frame_size, False, s_tags,
+                          columns) if eval_split else None
+    reason = None
+    if lemmas is not None:
+        frame_lemmas = lemmas.get(frame)
+        lemma = _LEMMAS.get(lu)
+        if lemma is None:
+            lemma = (<str>lu).rsplit(".", 1)[0]
+            if len(_LEMMAS) < 100000:
+                _LEMMAS[lu] = lemma
+        if frame_lemmas is None:
+            reason = "frame_not_in_frames"
+        elif lemma not in frame_lemmas:
+            reason = "lu_not_in_frame"
+        elif train:
+            frame_types = core_types[frame]
+            for label in labels:
+                if label.name not in frame_types:
+                    reason = "fe_not_in_frame"
+                    break
+    if reason is not None:
+        return None, semeval, reason, partial_target, 0
+    for i in range(n):
+        _TOKS.span[i] = -1
+    _spans_room(len(labels))
+    frame_types = core_types.get(frame, {})
+    k = 0
+    for label in labels:
+        name = label.name
+        if not _bios_field(name) or not _offsets(label, &start, &end) or not _span(start, end, &first, &last, &exact):
+            return None
+        partial_fe += not exact
+        for i in range(first, last + 1):
+            if _TOKS.span[i] >= 0:
+                return None, semeval, "overlapping_fes", partial_target, 0
+            _TOKS.span[i] = k
+        core_utf8, core_size = NULL, 0
+        if columns != 15:
+            value = frame_types.get(name, "")
+            if value:
+                if not _bios_field(value):
+                    return None
+                try:
+                    core_utf8 = PyUnicode_AsUTF8AndSize(value, &core_size)
+                except UnicodeEncodeError:
+                    return None
+        try:
+            name_utf8 = PyUnicode_AsUTF8AndSize(name, &name_size)
+        except UnicodeEncodeError:
+            return None
+        _SPANS[k].first, _SPANS[k].last = first, last
+        _SPANS[k].name, _SPANS[k].name_size = name_utf8, name_size
+        _SPANS[k].core, _SPANS[k].core_size = core_utf8, core_size
+        k += 1
+    block = _bios_block(middle, middle_size, lu_utf8, lu_size, frame_utf8, frame_size, True, s_tags, columns)
+    return block, semeval, None, partial_target, partial_fe
 
 
 def semafor_line(aset, str text, long number, bint with_fes):
