@@ -31,6 +31,7 @@ from pyfn.framenet.cache import CorruptEntry, EntryWriter, ReleaseCache, folder_
 from pyfn.framenet.release import Release
 from pyfn.splits import parsed
 from pyfn.splits.definitions import SplitDefinition
+from pyfn.spool import SpoolReader, SpoolWriter, Where, spool_folder
 from pyfn.splits.filters import get_filters
 from pyfn.splits.hashing import fe_rows_signature
 from pyfn.splits.trace import Trace
@@ -127,13 +128,14 @@ class BuildResult:
 _WORKER: dict = {}
 
 
-def _init_worker(release: Release, forked: bool = False) -> None:
+def _init_worker(release: Release, forked: bool = False, spool: Path | None = None) -> None:
     if forked:
         release.detach()
         without_fastbins()  # this process frees a whole tree per file
         gc.enable()  # forked from a build, which pauses the collector: reading XML makes cyclic garbage
         gc.freeze()  # what the parent made is never garbage here: no collection scans it (0.2 s of 13 s)
     _WORKER["release"] = release
+    _WORKER["spool"] = SpoolWriter(spool) if spool is not None else None
 
 
 def _parse(relpath: str) -> tuple[bytes, bytes | None]:
@@ -146,6 +148,13 @@ def _parse(relpath: str) -> tuple[bytes, bytes | None]:
         return parsed.dumps(parsed.malformed(relpath, str(exc))), None
     record = parsed.dumps(parsed.parse_file(data, relpath))
     return record, hashlib.sha256(record).digest()
+
+
+def _parse_spooled(relpath: str) -> tuple[Where, bytes | None]:
+    """:func:`_parse` in a worker process: the record goes to the parent through the worker's spool file
+    (:mod:`pyfn.spool`), and only where it lies through the pipe."""
+    record, digest = _parse(relpath)
+    return _WORKER["spool"].put(record), digest
 
 
 def _exclusion(set_id: int, sent_id: int, frame_id: int | None, lu_id: int | None,
@@ -192,7 +201,8 @@ def _tasks(release: Release, definition: SplitDefinition, options: BuildOptions)
 
 
 def _run(files: Sequence[str], release: Release, jobs: int) -> Iterator[tuple[bytes, bytes | None]]:
-    """The records of ``files``, in order, parsed in ``jobs`` processes."""
+    """The records of ``files``, in order, parsed in ``jobs`` processes (the records come back through
+    spool files, :mod:`pyfn.spool`)."""
     if not files:
         return
     jobs = job_count(jobs, len(files), per_job=4)
@@ -200,8 +210,10 @@ def _run(files: Sequence[str], release: Release, jobs: int) -> Iterator[tuple[by
         _init_worker(release)
         yield from map(_parse, files)
         return
-    with process_pool(jobs, _init_worker, (release, True)) as pool:
-        yield from imap(pool, _parse, files, chunksize=chunk_size(len(files), jobs))
+    with spool_folder() as folder, SpoolReader() as spool, \
+            process_pool(jobs, _init_worker, (release, True, folder)) as pool:
+        for where, digest in imap(pool, _parse_spooled, files, chunksize=chunk_size(len(files), jobs)):
+            yield spool.get(where), digest
 
 
 def _records(
