@@ -67,6 +67,12 @@ class SpoolWriter:
         return where
 
 
+def read(where: Where) -> bytes:
+    """One result, read where it was put (its file opened and closed again)."""
+    with SpoolReader() as reader:
+        return reader.get(where)
+
+
 class SpoolReader:
     """The parent's side: each result read where a :class:`SpoolWriter` put it (files kept open until
     :meth:`close`)."""

@@ -345,3 +345,34 @@ def test_the_jsonl_file_is_the_lines_written_by_the_parent(tmp_path, monkeypatch
         assert (tmp_path / f"{name}.jsonl").read_bytes() == data
         assert written.outputs[f"{name}.jsonl"] == sha256_file(tmp_path / f"{name}.jsonl")
     assert jobs == 2 or (names and not any(name.endswith(".jsonl") for name in names))
+
+
+def test_a_failure_while_writing_drains_the_workers_tasks_before_the_pool_ends(tmp_path, monkeypatch):
+    """A conversion stopped while it writes (Ctrl-C) stops and drains the writers' tasks inside
+    :func:`write_splits`, before convert's pool is terminated: left to the end of the traceback, the
+    drain met a terminated pool and waited its full time (Ctrl-C took 5 s)."""
+    from multiprocessing.pool import Pool  # noqa: PLC0415
+
+    from pyfn.convert import convert  # noqa: PLC0415
+
+    stopped_first: list[bool] = []
+    terminate = Pool.terminate
+
+    def recording(pool):
+        if hasattr(pool, "stop_tasks"):
+            stopped_first.append(pool.stop_tasks.is_set())
+        terminate(pool)
+
+    monkeypatch.setattr(Pool, "terminate", recording)
+
+    def interrupted(items, total):
+        for i, item in enumerate(items):
+            if i == 2:
+                raise KeyboardInterrupt
+            yield item
+
+    with pytest.raises(KeyboardInterrupt):
+        convert(resource_path("sample"), tmp_path / "out", to=("jsonl", "semafor", "bios"),
+                options=BuildOptions(with_exemplars=True, jobs=2), write_progress=interrupted)
+    assert stopped_first and all(stopped_first)
+    assert not (tmp_path / "out").exists()

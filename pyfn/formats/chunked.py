@@ -27,13 +27,13 @@ import shutil
 import threading
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from multiprocessing.pool import Pool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from pyfn import fileio
+from pyfn import fileio, spool
 from pyfn.collector import no_cycle_collection
 from pyfn.errors import PyfnError
 from pyfn.fileio import atomic_writer, scratch_files
@@ -41,6 +41,7 @@ from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
 from pyfn.formats.registry import FormatOptions, cuttable, joiner, loss_counts, write_split, written_splits
 from pyfn.framenet.lexicon import ReleaseFrames
+from pyfn.spool import SpoolWriter, Where, spool_folder
 from pyfn.workers import imap, job_count, process_pool
 
 CHUNK_SETS = 4000
@@ -64,7 +65,7 @@ class _Chunk:
     split: str
     index: int
     first: int  # the sentence number of the chunk's first sentence
-    lines: list[bytes]
+    lines: bytes | Where  # its lines joined by newlines, or where they are in the parent's spool file
     table: bool  # whether the sentence table goes back to the parent
 
 
@@ -138,7 +139,9 @@ def _write_chunk(chunk: _Chunk) -> _Done:
         # the formats that write this split (SemEval XML writes no train) and no preprocessing: whole sets
         frame_layers_only = FRAME_LAYER_WRITERS.issuperset(t for t in tos if written_splits(t, (chunk.split,))) \
             and not chunk.table
-        view = SplitView.of([jsonl.loads(line, frame_layers_only=frame_layers_only) for line in chunk.lines],
+        joined = chunk.lines if isinstance(chunk.lines, bytes) else spool.read(chunk.lines)
+        lines = joined.split(b"\n") if joined else []
+        view = SplitView.of([jsonl.loads(line, frame_layers_only=frame_layers_only) for line in lines],
                             chunk.first, in_order=True)
         with scratch_files():  # JSONL: the parent writes the lines (_Appender.add_lines)
             written, losses = write_split(folder, chunk.split, view, [t for t in tos if t != "jsonl"], _WORKER["formats"])
@@ -218,11 +221,12 @@ class _Appender:
         if self.unsynced[name] >= SYNC_BEHIND:
             self._sync(name)
 
-    def add_lines(self, name: str, lines: list[bytes]) -> None:
-        """Write ``lines`` (UTF-8, each without its newline) at the end of ``name`` (made, even for none)."""
+    def add_lines(self, name: str, joined: bytes) -> None:
+        """Write lines joined by newlines (UTF-8) at the end of ``name``, each ending in a newline (the
+        file is made, even for no line)."""
         self._open(name)
-        if lines:
-            self._write(name, b"\n".join(lines))
+        if joined:
+            self._write(name, joined)
             self._write(name, b"\n")
         if self.unsynced[name] >= SYNC_BEHIND:
             self._sync(name)
@@ -281,17 +285,18 @@ def write_splits(
              for s in splits}
     total = sum(len(p) for p in plans.values())
 
-    sent: deque[list[bytes]] = deque()  # the lines of the chunks sent, for the JSONL files
+    sent: deque[bytes] = deque()  # the lines of the chunks sent, for the JSONL files
+    spooled: list[SpoolWriter] = []  # with worker processes: where the chunks' lines go to them
 
     def chunks() -> Iterator[_Chunk]:
         for split in sent_first(splits, kept_whole):
             lines = split.lines[::-1]  # popped from the end: each line is freed once sent and written
             split.lines.clear()
             for index, (begin, end, first) in enumerate(plans[split.name]):
-                chunk = _Chunk(split.name, index, first, [lines.pop() for _ in range(end - begin)], tables)
+                joined = b"\n".join([lines.pop() for _ in range(end - begin)])
                 if "jsonl" in tos:
-                    sent.append(chunk.lines)
-                yield chunk
+                    sent.append(joined)
+                yield _Chunk(split.name, index, first, spooled[0].put(joined) if spooled else joined, tables)
 
     merged: dict[str, Counter] = {s.name: Counter() for s in splits}
     whole: dict[str, Counter] = {s.name: Counter() for s in splits}
@@ -306,8 +311,10 @@ def write_splits(
             if pool is None or total == 1:
                 _init_worker(target, tos, formats, several)
                 done: Iterable[_Done] = map(_write_chunk, chunks())
-            else:
-                done = imap(pool, _write_chunk, chunks())
+            else:  # the lines go to the workers through a spool file (pyfn.spool says why)
+                spooled.append(SpoolWriter(stack.enter_context(spool_folder())))
+                # closed here, on a failure too: its tasks are drained before the pool ends (workers.imap)
+                done = stack.enter_context(closing(imap(pool, _write_chunk, chunks())))
             for result in progress(done, total):
                 if "jsonl" in tos:  # the results come in the order the chunks were sent
                     appender.add_lines(f"{result.split}.jsonl", sent.popleft())
