@@ -41,7 +41,7 @@ from pyfn.formats import jsonl
 from pyfn.formats.base import SentenceTable, SplitView
 from pyfn.formats.registry import FormatOptions, cuttable, joiner, loss_counts, write_split, written_splits
 from pyfn.framenet.lexicon import ReleaseFrames
-from pyfn.spool import SpoolWriter, Where, spool_folder
+from pyfn.spool import SpoolReader, SpoolWriter, Where, spool_folder
 from pyfn.workers import imap, job_count, process_pool
 
 CHUNK_SETS = 4000
@@ -285,18 +285,22 @@ def write_splits(
              for s in splits}
     total = sum(len(p) for p in plans.values())
 
-    sent: deque[bytes] = deque()  # the lines of the chunks sent, for the JSONL files
+    # the lines of the chunks sent, for the JSONL files: with worker processes, where they are in the
+    # spool file (the chunks run ahead of the results: kept here, they would all be in memory at once)
+    sent: deque[bytes | Where] = deque()
     spooled: list[SpoolWriter] = []  # with worker processes: where the chunks' lines go to them
 
     def chunks() -> Iterator[_Chunk]:
         for split in sent_first(splits, kept_whole):
-            lines = split.lines[::-1]  # popped from the end: each line is freed once sent and written
+            lines = split.lines[::-1]  # popped from the end: each line is freed once in its chunk
             split.lines.clear()
             for index, (begin, end, first) in enumerate(plans[split.name]):
-                joined = b"\n".join([lines.pop() for _ in range(end - begin)])
+                joined: bytes | Where = b"\n".join([lines.pop() for _ in range(end - begin)])
+                if spooled:
+                    joined = spooled[0].put(joined)
                 if "jsonl" in tos:
                     sent.append(joined)
-                yield _Chunk(split.name, index, first, spooled[0].put(joined) if spooled else joined, tables)
+                yield _Chunk(split.name, index, first, joined, tables)
 
     merged: dict[str, Counter] = {s.name: Counter() for s in splits}
     whole: dict[str, Counter] = {s.name: Counter() for s in splits}
@@ -306,6 +310,7 @@ def write_splits(
         with ExitStack() as stack:
             stack.enter_context(no_cycle_collection())  # as in the workers (_init_worker); restored at the end
             appender = _Appender(target, stack)
+            reader = stack.enter_context(SpoolReader())  # JSONL lines sent through a spool file
             if pool is None and jobs > 1:
                 pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats, several, True)))
             if pool is None or total == 1:
@@ -317,7 +322,9 @@ def write_splits(
                 done = stack.enter_context(closing(imap(pool, _write_chunk, chunks())))
             for result in progress(done, total):
                 if "jsonl" in tos:  # the results come in the order the chunks were sent
-                    appender.add_lines(f"{result.split}.jsonl", sent.popleft())
+                    joined = sent.popleft()
+                    appender.add_lines(f"{result.split}.jsonl",
+                                       joined if isinstance(joined, bytes) else reader.get(joined))
                 for name in result.names:
                     appender.append(name, result.folder / name)
                 if result.index == len(plans[result.split]) - 1:
