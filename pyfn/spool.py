@@ -5,8 +5,8 @@ at the other end, and copy it four times (pickled, written, read, unpickled).
 Each worker instead appends its results to a file of its own and sends only
 where each lies (file, offset, length), which the parent reads with one
 ``pread``. ``benchmarks/bench_spool.py`` (two workers, 11,907 results of 18
-kB: FN 1.5 FT+EX's parsed records): the parent's CPU 0.37-0.59 s through the
-pipes, 0.09-0.11 s through spool files; paired cold FN 1.5 FT+EX to JSONL
+kB: FN 1.5 FT+EX's parsed records), two runs: the parent's CPU 0.37-0.67 s
+through the pipes, 0.07-0.11 s through spool files; paired cold FN 1.5 FT+EX to JSONL
 5.92-6.02 s against 6.33-6.64 s. The files live in a temporary folder
 (``$TMPDIR``) that the parent removes, with them, when the work ends; they are
 read back at once, from the page cache.
