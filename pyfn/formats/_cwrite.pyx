@@ -176,8 +176,8 @@ cdef int _put_str(str text) except -1:
     return _put(data, n)
 
 
-cdef int _put_number(long n) except -1:
-    """``n`` >= 0 in decimal."""
+cdef int _decimal(long n, char* out) noexcept:
+    """Write ``n`` >= 0 in decimal at ``out`` (room for 20 digits); how many digits."""
     cdef char digits[24]
     cdef int k = 24
     while True:
@@ -186,7 +186,14 @@ cdef int _put_number(long n) except -1:
         n //= 10
         if n == 0:
             break
-    return _put(digits + k, 24 - k)
+    memcpy(out, digits + k, 24 - k)
+    return 24 - k
+
+
+cdef int _put_number(long n) except -1:
+    """``n`` >= 0 in decimal."""
+    cdef char digits[24]
+    return _put(digits, _decimal(n, digits))
 
 
 cdef int _put_word(Py_ssize_t i) except -1:
@@ -420,8 +427,6 @@ def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_ta
     cdef const char* name_utf8
     cdef const char* core_utf8
     cdef char middle[64]
-    cdef char digits[24]
-    cdef int d = 24
     frame = aset.frame_name
     lu = aset.lu_name
     if not (_bios_field(frame) and _bios_field(lu)) or "." not in <str>lu or number < 0:
@@ -451,14 +456,7 @@ def bios_set(aset, str text, long number, bint eval_split, bint train, bint s_ta
                     labels.append(label)
     # columns 3-12 of every token: ``\t_\t_\t_\t_\t{number}\t_\t_\t_\t_\t_\t``
     memcpy(middle, b"\t_\t_\t_\t_\t", 9)
-    while True:
-        d -= 1
-        digits[d] = 48 + number % 10
-        number //= 10
-        if number == 0:
-            break
-    memcpy(middle + 9, digits + d, 24 - d)
-    middle_size = 9 + 24 - d
+    middle_size = 9 + _decimal(number, middle + 9)
     memcpy(middle + middle_size, b"\t_\t_\t_\t_\t_\t", 11)
     middle_size += 11
     semeval = _bios_block(middle, middle_size, lu_utf8, lu_size, frame_utf8, frame_size, False, s_tags,
