@@ -152,7 +152,7 @@ def _write_chunk(chunk: _Chunk) -> _Done:
                  view.table if chunk.table else None)
 
 
-def sent_first(splits: Sequence[SplitLines], kept_whole: set[str]) -> list[SplitLines]:
+def _sending_order(splits: Sequence[SplitLines], kept_whole: set[str]) -> list[SplitLines]:
     """The splits in the order their chunks go to the workers: those kept whole (SemEval XML), the
     largest first, then the others as given; the files do not depend on it. Sent last, FN 1.5's
     test (one chunk, 0.36 s) kept one worker busy after the other had finished."""
@@ -291,7 +291,7 @@ def write_splits(
     spooled: list[SpoolWriter] = []  # with worker processes: where the chunks' lines go to them
 
     def chunks() -> Iterator[_Chunk]:
-        for split in sent_first(splits, kept_whole):
+        for split in _sending_order(splits, kept_whole):
             lines = split.lines[::-1]  # popped from the end: each line is freed once in its chunk
             split.lines.clear()
             for index, (begin, end, first) in enumerate(plans[split.name]):

@@ -31,10 +31,10 @@ from pyfn.framenet.cache import CorruptEntry, EntryWriter, ReleaseCache, folder_
 from pyfn.framenet.release import Release
 from pyfn.splits import parsed
 from pyfn.splits.definitions import SplitDefinition
-from pyfn.spool import SpoolReader, SpoolWriter, Where, spool_folder
 from pyfn.splits.filters import get_filters
 from pyfn.splits.hashing import fe_rows_signature
 from pyfn.splits.trace import Trace
+from pyfn.spool import SpoolReader, SpoolWriter, Where, spool_folder
 from pyfn.workers import chunk_size, imap, job_count, process_pool, without_fastbins
 
 SPLITS = ("train", "dev", "test")
