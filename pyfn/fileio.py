@@ -178,7 +178,8 @@ def sha256_file(path: Path) -> str:
 LOCK_NAME = ".pyfn.lock"
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists on this host and has not exited (a zombie has)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -221,7 +222,7 @@ def locked_directory(directory: Path) -> Iterator[Path]:
                 pid = int(lock.read_text().strip() or 0)
             except (OSError, ValueError):
                 pid = 0
-            if pid and _pid_alive(pid):
+            if pid and pid_alive(pid):
                 raise PyfnError(
                     f"{directory}: another pyfn run (pid {pid}) is writing here; wait for it or remove {lock}"
                 ) from None

@@ -9,7 +9,10 @@ kB: FN 1.5 FT+EX's parsed records), two runs: the parent's CPU 0.37-0.67 s
 through the pipes, 0.07-0.11 s through spool files; paired cold FN 1.5 FT+EX to JSONL
 5.92-6.02 s against 6.33-6.64 s. The files live in a temporary folder
 (``$TMPDIR``) that the parent removes, with them, when the work ends; they are
-read back at once, from the page cache.
+read back at once, from the page cache. A folder left by a run that was killed
+(``SIGKILL`` lets nothing clean up) is removed by the next run on the same host
+that makes one, once its process is gone and nothing in it changed for
+:data:`STALE_SECONDS`.
 """
 
 from __future__ import annotations
@@ -17,21 +20,52 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from pyfn.errors import PyfnError
+from pyfn.fileio import pid_alive
 
 Where = tuple[str, int, int]
 """A result's place: its file, offset and length."""
 
+STALE_SECONDS = 600
+"""How long a spool folder of a process that no longer exists stays untouched before it is removed."""
+
+
+def _host_prefix() -> str:
+    """The names of this host's spool folders begin so, then the process ID and ``-`` (hosts may share
+    ``$TMPDIR``; a process ID says nothing on another host)."""
+    return f"pyfn-spool-{os.uname().nodename}-"
+
+
+def remove_stale(parent: Path, now: float | None = None) -> list[Path]:
+    """Remove the spool folders in ``parent`` that a process of this host that no longer exists left,
+    untouched for :data:`STALE_SECONDS`; those removed."""
+    now = time.time() if now is None else now
+    removed = []
+    prefix = _host_prefix()
+    for folder in parent.glob(f"{prefix}*"):
+        pid = folder.name[len(prefix):].partition("-")[0]
+        try:
+            newest = max([folder.stat().st_mtime, *(f.stat().st_mtime for f in folder.iterdir())])
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if pid.isdigit() and not pid_alive(int(pid)) and now - newest > STALE_SECONDS:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
 
 @contextmanager
 def spool_folder() -> Iterator[Path]:
-    """A new temporary folder for the workers' spool files, removed with them when the block ends."""
+    """A new temporary folder for the workers' spool files, removed with them when the block ends (and
+    the stale ones of killed runs, :func:`remove_stale`)."""
     try:
-        folder = Path(tempfile.mkdtemp(prefix="pyfn-spool-"))
+        remove_stale(Path(tempfile.gettempdir()))
+        folder = Path(tempfile.mkdtemp(prefix=f"{_host_prefix()}{os.getpid()}-"))
     except OSError as exc:
         raise PyfnError(f"{tempfile.gettempdir()}: cannot make a scratch folder: {exc.strerror or exc}"
                         " (pyfn's scratch files go to $TMPDIR)") from None

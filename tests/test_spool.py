@@ -71,3 +71,49 @@ def test_a_temporary_folder_that_cannot_be_made_is_a_clear_error(tmp_path, monke
     with pytest.raises(PyfnError, match=r"missing: cannot make a scratch folder: No such file"):
         with spool_folder():
             pass
+
+
+def test_the_spool_folders_of_killed_runs_are_removed_by_the_next(tmp_path):
+    """A folder of a process of this host that is gone, untouched for STALE_SECONDS, is removed; a recent
+    one, one of a live process, another host's and anything not a spool folder are left alone."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    host = os.uname().nodename
+    folders = {
+        "stale": tmp_path / f"pyfn-spool-{host}-{gone}-abc",
+        "recent": tmp_path / f"pyfn-spool-{host}-{gone}-def",
+        "live": tmp_path / f"pyfn-spool-{host}-{os.getpid()}-ghi",
+        "other host": tmp_path / f"pyfn-spool-{host}x-{gone}-jkl",
+        "not ours": tmp_path / "pyfn-spoolish",
+    }
+    now = 1_000_000.0
+    for name, folder in folders.items():
+        folder.mkdir()
+        (folder / "1.spool").write_bytes(b"records")
+        age = 60 if name == "recent" else spool.STALE_SECONDS + 60
+        for path in (folder, folder / "1.spool"):
+            os.utime(path, (now - age, now - age))
+    assert spool.remove_stale(tmp_path, now=now) == [folders["stale"]]
+    assert [name for name, folder in folders.items() if folder.exists()] == ["recent", "live", "other host", "not ours"]
+    os.utime(folders["recent"] / "1.spool", (now - spool.STALE_SECONDS - 1,) * 2)
+    assert spool.remove_stale(tmp_path, now=now) == []  # the folder itself is still recent
+
+
+def test_making_a_spool_folder_removes_the_stale_ones(tmp_path, monkeypatch):
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    stale = tmp_path / f"pyfn-spool-{os.uname().nodename}-{gone}-abc"
+    stale.mkdir()
+    old = time.time() - spool.STALE_SECONDS - 60
+    os.utime(stale, (old, old))
+    with spool_folder() as folder:
+        assert folder.name.startswith(f"pyfn-spool-{os.uname().nodename}-{os.getpid()}-")
+        assert not stale.exists()
