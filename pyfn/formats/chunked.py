@@ -208,6 +208,8 @@ class _Appender:
         digest.update(block)
         handle.write(block)
         self.unsynced[name] += len(block)
+        if self.unsynced[name] >= SYNC_BEHIND:
+            self._sync(name)
 
     def append(self, name: str, part: Path) -> None:
         """Copy the chunk's file ``part`` to the end of ``name`` (a chunk without the file adds nothing to it)."""
@@ -218,8 +220,6 @@ class _Appender:
         with open(part, "rb") as source:
             for block in iter(lambda: source.read(1 << 20), b""):
                 self._write(name, block)
-        if self.unsynced[name] >= SYNC_BEHIND:
-            self._sync(name)
 
     def add_lines(self, name: str, joined: bytes) -> None:
         """Write lines joined by newlines (UTF-8) at the end of ``name``, each ending in a newline (the
@@ -228,8 +228,6 @@ class _Appender:
         if joined:
             self._write(name, joined)
             self._write(name, b"\n")
-        if self.unsynced[name] >= SYNC_BEHIND:
-            self._sync(name)
 
 
 def _fsync_quietly(fd: int) -> None:
@@ -288,16 +286,16 @@ def write_splits(
     # the lines of the chunks sent, for the JSONL files: with worker processes, where they are in the
     # spool file (the chunks run ahead of the results: kept here, they would all be in memory at once)
     sent: deque[bytes | Where] = deque()
-    spooled: list[SpoolWriter] = []  # with worker processes: where the chunks' lines go to them
 
-    def chunks() -> Iterator[_Chunk]:
+    def chunks(spool: SpoolWriter | None) -> Iterator[_Chunk]:
+        """The chunks in sending order, their lines joined, or put in ``spool`` for worker processes."""
         for split in _sending_order(splits, kept_whole):
             lines = split.lines[::-1]  # popped from the end: each line is freed once in its chunk
             split.lines.clear()
             for index, (begin, end, first) in enumerate(plans[split.name]):
                 joined: bytes | Where = b"\n".join([lines.pop() for _ in range(end - begin)])
-                if spooled:
-                    joined = spooled[0].put(joined)
+                if spool is not None:
+                    joined = spool.put(joined)
                 if "jsonl" in tos:
                     sent.append(joined)
                 yield _Chunk(split.name, index, first, joined, tables)
@@ -315,11 +313,11 @@ def write_splits(
                 pool = stack.enter_context(process_pool(jobs, _init_worker, (target, tos, formats, several, True)))
             if pool is None or total == 1:
                 _init_worker(target, tos, formats, several)
-                done: Iterable[_Done] = map(_write_chunk, chunks())
+                done: Iterable[_Done] = map(_write_chunk, chunks(None))
             else:  # the lines go to the workers through a spool file (pyfn.spool says why)
-                spooled.append(SpoolWriter(stack.enter_context(spool_folder())))
+                spool = SpoolWriter(stack.enter_context(spool_folder()))
                 # closed here, on a failure too: its tasks are drained before the pool ends (workers.imap)
-                done = stack.enter_context(closing(imap(pool, _write_chunk, chunks())))
+                done = stack.enter_context(closing(imap(pool, _write_chunk, chunks(spool))))
             for result in progress(done, total):
                 if "jsonl" in tos:  # the results come in the order the chunks were sent
                     joined = sent.popleft()
