@@ -320,9 +320,9 @@ def _convert_release(
     chunked = tuple(fmt for fmt in tos if fmt not in RELEASE_FORMATS)
     by_chunk = (bool(chunked) or tables is not None) and not (chunked == ("jsonl",) and tables is None)
     if by_chunk and "parquet" in tos and formats.frames is None:  # this process writes the lexicon's frames
-        formats = replace(formats, frames=read_frames(release))
+        formats = replace(formats, frames=read_frames(release, cache))
     elif by_chunk and "bios" in tos and formats.frames is None:  # only the writers' processes need them
-        formats = replace(formats, frames=ReleaseFrames(release))
+        formats = replace(formats, frames=ReleaseFrames(release, cache))
     if by_chunk and "parquet" in tos:  # the workers start before the build: its signature, from the same inputs
         missing = bool(missing_documents(release, definition))
         formats = replace(formats, signature=_signature(release, definition, options, missing))

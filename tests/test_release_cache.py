@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -13,8 +15,9 @@ import pytest
 
 from pyfn.cli import main
 from pyfn.convert import convert
-from pyfn.framenet import open_release
-from pyfn.framenet.cache import RACY_SECONDS, ReleaseCache, folder_key
+from pyfn.errors import PyfnError
+from pyfn.framenet import lexicon, open_release
+from pyfn.framenet.cache import RACY_SECONDS, CorruptEntry, ReleaseCache, folder_key
 from pyfn.resources import resource_path
 from pyfn.splits import builder, parsed
 from pyfn.splits.builder import BuildOptions
@@ -46,11 +49,19 @@ def _entries(cache: ReleaseCache) -> list[Path]:
     return sorted(cache.directory.glob("*/*.bin"))
 
 
-def _no_parsing(monkeypatch):
+def _folders(cache: ReleaseCache) -> list[str]:
+    """The folder of each entry, from its header."""
+    return [json.loads(path.read_bytes().split(b"\n", 1)[0])["folder"] for path in _entries(cache)]
+
+
+def _no_parsing(monkeypatch, frames: bool = False):
+    """Make parsing an annotation file (and, with ``frames``, a frame file) fail the test."""
     def refuse(relpath):
         raise AssertionError(f"{relpath} parsed although the cache holds it")
 
     monkeypatch.setattr(builder, "_parse", refuse)
+    if frames:
+        monkeypatch.setattr(lexicon, "read_frame", lambda data, relpath: refuse(relpath))
 
 
 def test_warm_build_reads_only_the_cache_and_writes_the_same_bytes_in_every_format(sample, tmp_path, monkeypatch):
@@ -58,8 +69,8 @@ def test_warm_build_reads_only_the_cache_and_writes_the_same_bytes_in_every_form
     options = BuildOptions(jobs=1)
     convert(sample, tmp_path / "none", to=FORMATS, options=options)
     convert(sample, tmp_path / "cold", to=FORMATS, options=options, cache=cache)
-    assert len(_entries(cache)) == 1  # fulltext/
-    _no_parsing(monkeypatch)
+    assert sorted(_folders(cache)) == ["frame", "fulltext"]  # BIOS's frame checks read frame/
+    _no_parsing(monkeypatch, frames=True)
     convert(sample, tmp_path / "warm", to=FORMATS, options=options, cache=cache)
     assert not cache.problems
     reference = _files(tmp_path / "none")
@@ -173,6 +184,37 @@ def test_two_concurrent_runs_share_one_entry(sample, tmp_path):
     assert _files(tmp_path / "a") == _files(tmp_path / "b")
     leftovers = [p.name for p in (tmp_path / "cache").rglob("*") if p.is_file() and not p.name.endswith(".bin")]
     assert leftovers == [] and len(list((tmp_path / "cache").rglob("*.bin"))) == 2  # fulltext/ and lu/
+
+
+def test_frames_through_the_cache_are_the_frames_parsed_and_a_corrupt_entry_is_rebuilt(sample, tmp_path):
+    release = open_release(sample)
+    parsed_frames = lexicon.read_frames(release)
+    cache = ReleaseCache(tmp_path / "cache")
+    assert lexicon.read_frames(release, cache) == parsed_frames and _folders(cache) == ["frame"]
+    assert lexicon.read_frames(release, cache) == parsed_frames and cache.problems == []
+    (entry,) = _entries(cache)
+    data = bytearray(entry.read_bytes())
+    data[-5] ^= 0x01  # inside the last frame's record
+    entry.write_bytes(bytes(data))
+    assert lexicon.read_frames(release, cache) == parsed_frames
+    assert len(cache.problems) == 1 and "corrupt parsed-release cache entry" in cache.problems[0]
+    assert _entries(cache) == [entry] and entry.read_bytes() != bytes(data)  # written again, whole
+    with pytest.raises(CorruptEntry, match="not a frame record"):
+        lexicon.frame_of(marshal.dumps((1, "F")), "KEY")
+
+
+def test_a_release_with_a_bad_frame_file_fails_as_without_the_cache_and_stores_no_frames(sample, tmp_path):
+    bad = next((sample / "frame").glob("*.xml"))
+    bad.write_bytes(bad.read_bytes().replace(b' ID="', b' XD="', 1))  # the <frame> loses its ID
+    _aged(sample)
+    release = open_release(sample)
+    with pytest.raises(PyfnError) as without:
+        lexicon.read_frames(release)
+    cache = ReleaseCache(tmp_path / "cache")
+    with pytest.raises(PyfnError) as through:
+        lexicon.read_frames(release, cache)
+    assert str(through.value) == str(without.value) and bad.name in str(through.value)
+    assert _entries(cache) == []
 
 
 def test_parsed_record_round_trip_and_bad_bytes(sample):

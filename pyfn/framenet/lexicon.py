@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import marshal
 import multiprocessing
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pyfn.errors import PyfnError
+from pyfn.framenet.cache import CorruptEntry, ReleaseCache, folder_key
 from pyfn.framenet.release import Release
 from pyfn.framenet.xml import NS, int_attr, iterparse, release_element
 from pyfn.model import FERelation, Frame, FrameElement, FrameRelation, LexUnit, SemType
@@ -62,19 +65,54 @@ def read_frame(data: bytes, relpath: str) -> Frame:
     raise PyfnError(f"{relpath}: no <frame> element")
 
 
-def read_frames(release: Release) -> dict[str, Frame]:
-    """Every frame of a release's ``frame/`` folder, by name."""
-    frames = (read_frame(release.read(path), path) for path in release.list("frame"))
-    return {frame.name: frame for frame in frames}
+def read_frames(release: Release, cache: ReleaseCache | None = None) -> dict[str, Frame]:
+    """Every frame of a release's ``frame/`` folder, by name; through the parsed-release ``cache`` when
+    given (one record per file, :func:`frame_record`: FN 1.5's 1,019 frames load in 0.04 s instead of a
+    0.18 s parse; an entry found corrupt is reported in ``cache.problems``, removed and the XML parsed)."""
+    files = release.list("frame")
+    key = folder_key(release, "frame", files) if cache is not None else None
+    if cache is not None and key is not None:
+        stored = cache.read(key, "frame", files)
+        try:
+            if stored is not None:
+                return {frame.name: frame for frame in (frame_of(record, key) for record in stored)}
+        except CorruptEntry as exc:
+            cache.discard(exc.key, exc.why)
+        frames = [read_frame(release.read(path), path) for path in files]  # an error: no entry is written
+        with cache.writer(key, "frame", files, str(Path(release.path).resolve())) as entry:
+            for frame in frames:
+                entry.add(frame_record(frame))
+        return {frame.name: frame for frame in frames}
+    frames_read = (read_frame(release.read(path), path) for path in files)
+    return {frame.name: frame for frame in frames_read}
+
+
+def frame_record(frame: Frame) -> bytes:
+    """A frame as a parsed-release cache record (``marshal`` data of plain tuples)."""
+    return marshal.dumps((frame.id, frame.name, tuple((fe.id, fe.name, fe.core_type, fe.abbrev, fe.sem_types)
+                                                      for fe in frame.fes),
+                          tuple((lu.id, lu.name, lu.pos, lu.status) for lu in frame.lus), frame.sem_types))
+
+
+def frame_of(record: bytes, key: str) -> Frame:
+    """The frame of a :func:`frame_record`; :class:`CorruptEntry` (of entry ``key``) when it is not one."""
+    try:
+        ident, name, fes, lus, sem_types = marshal.loads(record)
+        return Frame(ident, name, tuple(FrameElement(*fe) for fe in fes), tuple(LexUnit(*lu) for lu in lus),
+                     sem_types)
+    except (EOFError, TypeError, ValueError) as exc:
+        raise CorruptEntry(key, f"not a frame record: {exc}") from None
 
 
 class ReleaseFrames(Mapping[str, Frame]):
-    """:func:`read_frames` of ``release``, read when first used. The writers' processes, forked
-    before the splits are built, read them while the parent builds (:meth:`load_forked`): 0.26 s
-    of FN 1.5 taken off the parent's path."""
+    """:func:`read_frames` of ``release`` (through ``cache`` when given), read when first used. The
+    writers' processes, forked before the splits are built, read them while the parent builds
+    (:meth:`load_forked`): 0.26 s of FN 1.5 taken off the parent's path; one at a time, so that the
+    first to read a release writes its frames' cache entry and the others read that."""
 
-    def __init__(self, release: Release) -> None:
+    def __init__(self, release: Release, cache: ReleaseCache | None = None) -> None:
         self._release = release
+        self._cache = cache
         self._frames: dict[str, Frame] | None = None
         self._one_at_a_time = multiprocessing.Lock()
         self._derived: dict[Callable[..., Any], Any] = {}
@@ -88,7 +126,7 @@ class ReleaseFrames(Mapping[str, Frame]):
 
     def _loaded(self) -> dict[str, Frame]:
         if self._frames is None:
-            self._frames = read_frames(self._release)
+            self._frames = read_frames(self._release, self._cache)
         return self._frames
 
     def derived(self, make: Callable[[Mapping[str, Frame]], T]) -> T:
