@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pyfn.errors import PyfnError
 from pyfn.formats import jsonl
 from pyfn.framenet import open_release
-from pyfn.splits.builder import BuildOptions, build_splits, sentence_count
+from pyfn.splits.builder import BuildOptions, Record, build_splits, sentence_count, sort_records
 from pyfn import workers
 from pyfn.workers import chunk_size
 from pyfn.splits.definitions import SplitDefinition
@@ -214,6 +214,24 @@ def test_sentence_count_is_the_number_of_distinct_stripped_texts(raw):
     texts = sorted(text.rstrip() for text in raw)  # as the builder holds them: sorted, no trailing whitespace
     starts = [i for i, text in enumerate(texts) if i == 0 or text != texts[i - 1]]
     assert sentence_count(texts, starts) == len({text.strip() for text in texts})
+
+
+_RECORDS = st.lists(st.builds(
+    Record, text=st.text(alphabet="ab \xe9\u2003", max_size=3), order=st.text(alphabet="#1v", max_size=2),
+    id=st.integers(-2, 2), sent_hash=st.text(alphabet="ab", max_size=1), set_hash=st.text(alphabet="ab", max_size=1),
+    line=st.binary(max_size=2)), max_size=30)
+
+
+@given(_RECORDS)
+@settings(max_examples=400, deadline=None)
+def test_sort_records_sorts_as_tuples_and_tells_where_each_text_starts(records):
+    """Sorted by text, then each run of one text as tuples: the order of sorting the tuples throughout
+    (ties on text and order included, which a split's records never have)."""
+    ordered = list(records)
+    texts, starts = sort_records(ordered)
+    assert ordered == sorted(records)
+    assert texts == [r.text for r in ordered]
+    assert starts == [i for i, text in enumerate(texts) if i == 0 or text != texts[i - 1]]
 
 
 def test_sentence_count_of_texts_that_differ_in_leading_whitespace_only():
