@@ -20,7 +20,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="list pyfn's caches (parsed releases, preprocessing results), prune what this pyfn cannot use, clear",
         description=(
             "pyfn keeps two caches under one root: parsed FrameNet releases (ROOT/releases: each annotation folder "
-            "of a release, about 220 MB for FN 1.5 with exemplars) and preprocessing results (ROOT/preprocess). "
+            "of a release, about 220 MB for FN 1.5 with exemplars, and its frames, 1 MB) and preprocessing results "
+            "(ROOT/preprocess). "
             "Builds add entries and never remove them. 'list' (the default) shows every entry: its size, the "
             "release folder it holds and where that release was, and whether this pyfn can use it; 'prune' removes "
             "the parsed-release entries another pyfn version (another reader, record layout, marshal or lxml "
