@@ -530,7 +530,7 @@ def generate_lexicon(
         report = generate(
             release, inventory, stage.path, relations=relations, train_frames_only=train_frames_only,
             with_coretype=with_coretype, release_lexicon=release_lexicon,
-            exclude_frames=options.exclude_frames, exclude_lus=options.exclude_lus,
+            exclude_frames=options.exclude_frames, exclude_lus=options.exclude_lus, cache=cache,
         )
         outputs = {name: sha256_file(stage.path / name) for name in sorted(files_under(stage.path))}
         check_read_folders(target, [f"{FN_TRAIN}/frame"], [*outputs, *previous.outputs])

@@ -74,7 +74,8 @@ from lxml import etree
 
 from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import atomic_writer, write_lines
-from pyfn.framenet.lexicon import read_frame, read_frame_relations
+from pyfn.framenet.cache import ReleaseCache
+from pyfn.framenet.lexicon import frames_in_order, read_frame_relations
 from pyfn.framenet.release import Release
 from pyfn.framenet.xml import NS, check_bytes
 from pyfn.model import AnnotationSet, Frame, FrameRelation
@@ -564,12 +565,12 @@ def check_leaks(
 # ---------------------------------------------------------------- generate
 
 
-def release_frames(release: Release) -> dict[str, tuple[str, bytes, Frame]]:
-    """Frame name -> (relative path, bytes, model) for every ``frame/*.xml`` of the release."""
+def release_frames(release: Release, cache: ReleaseCache | None = None) -> dict[str, tuple[str, bytes, Frame]]:
+    """Frame name -> (relative path, bytes, model) for every ``frame/*.xml`` of the release (the models
+    through the parsed-release ``cache`` when given)."""
     out: dict[str, tuple[str, bytes, Frame]] = {}
-    for relpath in release.list("frame"):
+    for relpath, frame in zip(release.list("frame"), frames_in_order(release, cache)):
         data = release.read(relpath)
-        frame = read_frame(data, relpath)
         if frame.name in out:
             raise PyfnError(f"{release.label}: frame {frame.name!r} defined twice ({out[frame.name][0]}, {relpath})")
         out[frame.name] = (relpath, data, frame)
@@ -712,6 +713,7 @@ def generate(
     release_lexicon: bool = False,
     exclude_frames: Collection[int] = (),
     exclude_lus: Collection[int] = (),
+    cache: ReleaseCache | None = None,
 ) -> dict:
     """Write the train-only lexicon and the full-release scorer lexicon into ``target``.
 
@@ -723,8 +725,9 @@ def generate(
     ``release_lexicon``: also write ``release_lu_frames.tsv`` (every LU of the
     release's frame files, without the frame ids ``exclude_frames`` and LU ids
     ``exclude_lus``, which nothing else here reads: the train sets are already
-    built without them); release-derived, so not leak-checked. Nothing is
-    written unless the leak check passes. Returns the report for the manifest.
+    built without them); release-derived, so not leak-checked; ``cache``: the
+    parsed-release cache the frames are read through. Nothing is written unless
+    the leak check passes. Returns the report for the manifest.
     """
     inventory = train if isinstance(train, TrainInventory) else TrainInventory.of(train)
     if not inventory.frames:
@@ -739,7 +742,7 @@ def generate(
     known = relation_types(rel_tree)
     all_rels = read_frame_relations(rel_data, "frRelation.xml")
     chosen = select_relations(all_rels, types, known)
-    frames = release_frames(release)
+    frames = release_frames(release, cache)
     core_types: dict[FE, str] = {}
     for _, _, frame in frames.values():
         for fe in frame.fes:

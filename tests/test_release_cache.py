@@ -203,6 +203,20 @@ def test_frames_through_the_cache_are_the_frames_parsed_and_a_corrupt_entry_is_r
         lexicon.frame_of(marshal.dumps((1, "F")), "KEY")
 
 
+def test_generate_reads_the_frames_through_the_cache_and_writes_the_same_bytes(sample, tmp_path, monkeypatch):
+    from pyfn.convert import generate_lexicon  # noqa: PLC0415
+
+    cache = ReleaseCache(tmp_path / "cache")
+    generate_lexicon(sample, tmp_path / "none", options=BuildOptions(splits=("train",), jobs=1))
+    generate_lexicon(sample, tmp_path / "cold", options=BuildOptions(splits=("train",), jobs=1), cache=cache)
+    assert sorted(_folders(cache)) == ["frame", "fulltext"]
+    _no_parsing(monkeypatch, frames=True)
+    generate_lexicon(sample, tmp_path / "warm", options=BuildOptions(splits=("train",), jobs=1), cache=cache)
+    reference = _files(tmp_path / "none")
+    assert any(name.startswith("fn_train/frame/") for name in reference)
+    assert _files(tmp_path / "cold") == reference and _files(tmp_path / "warm") == reference
+
+
 def test_a_release_with_a_bad_frame_file_fails_as_without_the_cache_and_stores_no_frames(sample, tmp_path):
     bad = next((sample / "frame").glob("*.xml"))
     bad.write_bytes(bad.read_bytes().replace(b' ID="', b' XD="', 1))  # the <frame> loses its ID

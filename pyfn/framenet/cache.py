@@ -5,7 +5,7 @@ The first build from a release stores, per folder, every file's record as the
 split builder needs it (:mod:`pyfn.splits.parsed`: the kept sets' JSON lines,
 ids, filter bits, hashes' parts, problems and counts, and the ids of the sets
 dropped while reading); the first conversion that needs the frames (BIOS,
-Parquet) stores each ``frame/*.xml`` file's frame
+Parquet) or ``pyfn generate`` stores each ``frame/*.xml`` file's frame
 (:func:`pyfn.framenet.lexicon.frame_record`). Later builds of any
 split, filter, exclusion or format from the same release read it instead of
 parsing the XML again. The output is the same, byte for byte.

@@ -66,25 +66,30 @@ def read_frame(data: bytes, relpath: str) -> Frame:
 
 
 def read_frames(release: Release, cache: ReleaseCache | None = None) -> dict[str, Frame]:
-    """Every frame of a release's ``frame/`` folder, by name; through the parsed-release ``cache`` when
-    given (one record per file, :func:`frame_record`: FN 1.5's 1,019 frames load in 0.04 s instead of a
-    0.18 s parse; an entry found corrupt is reported in ``cache.problems``, removed and the XML parsed)."""
+    """Every frame of a release's ``frame/`` folder, by name (:func:`frames_in_order`)."""
+    return {frame.name: frame for frame in frames_in_order(release, cache)}
+
+
+def frames_in_order(release: Release, cache: ReleaseCache | None = None) -> list[Frame]:
+    """The frame of each file of a release's ``frame/`` folder, in ``release.list`` order; through the
+    parsed-release ``cache`` when given (one record per file, :func:`frame_record`: FN 1.5's 1,019
+    frames load in 0.04 s instead of a 0.18 s parse; an entry found corrupt is reported in
+    ``cache.problems``, removed and the XML parsed)."""
     files = release.list("frame")
     key = folder_key(release, "frame", files) if cache is not None else None
     if cache is not None and key is not None:
         stored = cache.read(key, "frame", files)
         try:
             if stored is not None:
-                return {frame.name: frame for frame in (frame_of(record, key) for record in stored)}
+                return [frame_of(record, key) for record in stored]
         except CorruptEntry as exc:
             cache.discard(exc.key, exc.why)
         frames = [read_frame(release.read(path), path) for path in files]  # an error: no entry is written
         with cache.writer(key, "frame", files, str(Path(release.path).resolve())) as entry:
             for frame in frames:
                 entry.add(frame_record(frame))
-        return {frame.name: frame for frame in frames}
-    frames_read = (read_frame(release.read(path), path) for path in files)
-    return {frame.name: frame for frame in frames_read}
+        return frames
+    return [read_frame(release.read(path), path) for path in files]
 
 
 def frame_record(frame: Frame) -> bytes:
