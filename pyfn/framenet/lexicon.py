@@ -76,7 +76,11 @@ def frames_in_order(release: Release, cache: ReleaseCache | None = None) -> list
     frames load in 0.04 s instead of a 0.18 s parse; an entry found corrupt is reported in
     ``cache.problems``, removed and the XML parsed)."""
     files = release.list("frame")
-    key = folder_key(release, "frame", files) if cache is not None else None
+    return _frames(release, files, cache, folder_key(release, "frame", files) if cache is not None else None)
+
+
+def _frames(release: Release, files: list[str], cache: ReleaseCache | None, key: str | None) -> list[Frame]:
+    """:func:`frames_in_order` of ``files``, with the cache entry's ``key`` (None: not cached)."""
     if cache is not None and key is not None:
         stored = cache.read(key, "frame", files)
         try:
@@ -118,6 +122,10 @@ class ReleaseFrames(Mapping[str, Frame]):
     def __init__(self, release: Release, cache: ReleaseCache | None = None) -> None:
         self._release = release
         self._cache = cache
+        # the key is made here, before the writers' processes are forked: each of them hashed the whole
+        # release (a zip's sha256) to make it again
+        self._files = release.list("frame")
+        self._key = folder_key(release, "frame", self._files) if cache is not None else None
         self._frames: dict[str, Frame] | None = None
         self._one_at_a_time = multiprocessing.Lock()
         self._derived: dict[Callable[..., Any], Any] = {}
@@ -131,7 +139,8 @@ class ReleaseFrames(Mapping[str, Frame]):
 
     def _loaded(self) -> dict[str, Frame]:
         if self._frames is None:
-            self._frames = read_frames(self._release, self._cache)
+            frames = _frames(self._release, self._files, self._cache, self._key)
+            self._frames = {frame.name: frame for frame in frames}
         return self._frames
 
     def derived(self, make: Callable[[Mapping[str, Frame]], T]) -> T:
