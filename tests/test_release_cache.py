@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import xxhash
 
 from pyfn.cli import main
 from pyfn.convert import convert
@@ -92,6 +93,20 @@ def test_any_split_filter_or_exclusion_from_one_cache_entry(sample, tmp_path, op
     for name, kwargs in (("none", {}), ("warm", {"cache": cache})):
         convert(sample, tmp_path / name, to=("jsonl", "semeval"), options=options, **kwargs)
     assert _files(tmp_path / "warm") == _files(tmp_path / "none")
+
+
+def test_an_entry_holds_each_record_with_its_length_and_xxh3_digest(sample, tmp_path):
+    cache = ReleaseCache(tmp_path / "cache")
+    convert(sample, tmp_path / "a", to="jsonl", cache=cache)
+    (entry,) = _entries(cache)
+    header, body = entry.read_bytes().split(b"\n", 1)
+    records = []
+    while body:
+        size = int.from_bytes(body[:8], "big")
+        digest, record, body = body[8:24], body[24:24 + size], body[24 + size:]
+        assert len(record) == size and digest == xxhash.xxh3_128_digest(record)
+        records.append(parsed.loads(record).path)
+    assert records == json.loads(header)["files"] == open_release(sample).list("fulltext")
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "append", "header", "length"])

@@ -18,7 +18,7 @@ parsing the XML again. The output is the same, byte for byte.
 of the source of every module that decides what a record holds, so any change
 to the readers, filters, hashing or JSON lines misses), the record layout,
 Python's ``marshal`` version, lxml's version, the folder, its file list and
-the release's content: for a zip, the sha256 of the zip file; for a
+the release's content: for a zip, the XXH3-128 digest of the zip file; for a
 directory, every file's path, size, modification time (ns) and inode (a
 folder with a file modified in the last :data:`RACY_SECONDS` seconds is not
 cached, so that a later change cannot share a timestamp with it).
@@ -26,8 +26,8 @@ cached, so that a later change cannot share a timestamp with it).
 **Entry.** ``releases/KK/KEY.bin``: one JSON header line (format, key,
 folder, file list, :func:`made_by` and the release's path when written, for
 ``pyfn cache``) then, per file in list order, an 8-byte big-endian
-length, the 32-byte sha256 of the record and the record. Each record's hash
-is checked before it is used; a bad header, hash, length or trailing byte
+length, the record's 16-byte XXH3-128 digest (:func:`record_digest`) and the record. Each
+record's digest is checked before it is used; a bad header, hash, length or trailing byte
 makes the entry corrupt: it is reported, removed and the folder parsed
 again. Entries are written under a temporary name and renamed when complete,
 so two concurrent runs never see half an entry (the last to finish replaces
@@ -54,12 +54,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO
 
+import xxhash
 from lxml import etree
 
 from pyfn.framenet.release import Release
 
-FORMAT = 2
-"""Version of the entry layout; part of every key."""
+FORMAT = 3
+"""Version of the entry layout; part of every key (3: records checked by XXH3-128, 2: by sha256)."""
 RACY_SECONDS = 2.0
 """A directory folder holding a file modified this recently is not cached."""
 _READER_MODULES = (
@@ -68,7 +69,7 @@ _READER_MODULES = (
     "splits/parsed.py", "splits/filters.py", "splits/validity.py", "splits/hashing.py",
 )
 _LENGTH = 8
-_DIGEST = 32
+_DIGEST = 16
 
 
 class CorruptEntry(Exception):
@@ -101,11 +102,21 @@ def reader_digest() -> str:
 
 @lru_cache(maxsize=8)
 def _zip_digest(path: str, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha256()
+    """XXH3-128 of the zip's bytes: its content, for the key (0.005 s for FN 1.5's 65 MB, against
+    0.04 s for sha256; a key only has to tell releases apart, as a record's digest only damage)."""
+    digest = xxhash.xxh3_128()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def record_digest(record: bytes) -> bytes:
+    """The 16-byte digest that guards one stored record against corruption: XXH3-128, 20 times
+    faster than sha256 (0.005 s against 0.11 s for FN 1.5 with exemplars, read on every warm build).
+    It detects damage (a changed byte, a truncated or mixed-up entry), not tampering: whoever can
+    write an entry can write its digest too, whatever the hash."""
+    return xxhash.xxh3_128_digest(record)
 
 
 def made_by() -> dict[str, object]:
@@ -169,8 +180,8 @@ class ReleaseCache:
     def _records(handle: IO[bytes], key: str, folder: str, files: list[str]) -> Iterator[bytes]:
         """The records, each hash-checked as it is read; :class:`CorruptEntry` on the first failed check.
 
-        Read in the builder's own thread: sha256 costs about 1 ms per MB, less than handing records
-        over from a reading thread (measured: the hand-over's lock waits cost 0.5 s per FN 1.5 build).
+        Read in the builder's own thread: checking a record costs far less than handing it over from
+        a reading thread (measured: the hand-over's lock waits cost 0.5 s per FN 1.5 build).
         """
         with handle:
             file_size = os.fstat(handle.fileno()).st_size
@@ -188,7 +199,7 @@ class ReleaseCache:
                     head = handle.read(_LENGTH + _DIGEST)
                     size = int.from_bytes(head[:_LENGTH], "big")
                     record = handle.read(size) if len(head) == _LENGTH + _DIGEST and size <= file_size else b""
-                    if len(record) != size or hashlib.sha256(record).digest() != head[_LENGTH:]:
+                    if len(record) != size or record_digest(record) != head[_LENGTH:]:
                         raise CorruptEntry(key, f"record of {relpath} truncated or changed: hash mismatch")
                     if i == len(files) and handle.read(1):  # checked before the last record is used
                         raise CorruptEntry(key, "trailing bytes")
@@ -255,12 +266,12 @@ class EntryWriter:
         self.handle: IO[bytes] | None = None
 
     def add(self, record: bytes, digest: bytes | None = None) -> None:
-        """Append one file's record (in the entry's file order), with its sha256 ``digest`` when the
+        """Append one file's record (in the entry's file order), with its :func:`record_digest` when the
         caller has it already."""
         if self.failed or self.handle is None:
             return
         try:
-            self.handle.write(len(record).to_bytes(_LENGTH, "big") + (digest or hashlib.sha256(record).digest()))
+            self.handle.write(len(record).to_bytes(_LENGTH, "big") + (digest or record_digest(record)))
             self.handle.write(record)
         except OSError:
             self.failed = True

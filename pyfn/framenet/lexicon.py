@@ -123,7 +123,7 @@ class ReleaseFrames(Mapping[str, Frame]):
         self._release = release
         self._cache = cache
         # the key is made here, before the writers' processes are forked: each of them hashed the whole
-        # release (a zip's sha256) to make it again
+        # release (a zip's bytes) to make it again
         self._files = release.list("frame")
         self._key = folder_key(release, "frame", self._files) if cache is not None else None
         self._frames: dict[str, Frame] | None = None

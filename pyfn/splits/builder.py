@@ -12,7 +12,6 @@ depends on file order, directory order, the number of processes or the cache.
 from __future__ import annotations
 
 import gc
-import hashlib
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -27,7 +26,7 @@ from typing import NamedTuple
 from pyfn.collector import no_cycle_collection
 from pyfn.errors import Problem, PyfnError, UsageError
 from pyfn.formats import jsonl
-from pyfn.framenet.cache import CorruptEntry, EntryWriter, ReleaseCache, folder_key
+from pyfn.framenet.cache import CorruptEntry, EntryWriter, ReleaseCache, folder_key, record_digest
 from pyfn.framenet.release import Release
 from pyfn.splits import parsed
 from pyfn.splits.definitions import SplitDefinition
@@ -139,7 +138,7 @@ def _init_worker(release: Release, forked: bool = False, spool: Path | None = No
 
 
 def _parse(relpath: str) -> tuple[bytes, bytes | None]:
-    """Steps 1-2 of one file, as a :mod:`~pyfn.splits.parsed` record, with its sha256 for the cache
+    """Steps 1-2 of one file, as a :mod:`~pyfn.splits.parsed` record, with its digest for the cache
     (None: not to be cached, the file could not be read, which says nothing about the release)."""
     release: Release = _WORKER["release"]
     try:
@@ -147,7 +146,7 @@ def _parse(relpath: str) -> tuple[bytes, bytes | None]:
     except PyfnError as exc:
         return parsed.dumps(parsed.malformed(relpath, str(exc))), None
     record = parsed.dumps(parsed.parse_file(data, relpath))
-    return record, hashlib.sha256(record).digest()
+    return record, record_digest(record)
 
 
 def _parse_spooled(relpath: str) -> tuple[Where, bytes | None]:
@@ -452,12 +451,11 @@ def _drop(records: list[Record], overlaps: list[tuple[str, set[str]]], ledger: C
         return records
     kept = [r for r in records if r.sent_hash not in banned]
     if len(kept) < len(records):
-        for record in records:
-            if record.sent_hash in banned:
-                reason = next(reason for reason, hashes in overlaps if record.sent_hash in hashes)
-                ledger[reason] += 1
-                if dropped is not None:
-                    dropped(record, reason)
+        for record in [r for r in records if r.sent_hash in banned]:
+            reason = next(reason for reason, hashes in overlaps if record.sent_hash in hashes)
+            ledger[reason] += 1
+            if dropped is not None:
+                dropped(record, reason)
     return kept
 
 
@@ -472,11 +470,10 @@ def _dedup(records: list[Record], ledger: Counter, dropped: Callable[..., None] 
     kept = [r for r in records if r.set_hash not in repeated]
     first: dict[str, Record] = {}
     groups: dict[str, list[Record]] = {}
-    for record in records:
-        if record.set_hash in repeated:
-            seen = first.setdefault(record.set_hash, record)
-            if seen is not record:
-                groups.setdefault(record.set_hash, [seen]).append(record)
+    for record in [r for r in records if r.set_hash in repeated]:
+        seen = first.setdefault(record.set_hash, record)
+        if seen is not record:
+            groups.setdefault(record.set_hash, [seen]).append(record)
     differing: list[dict] = []
     for set_hash, group in groups.items():
         group.sort(key=lambda r: r.id)
