@@ -119,7 +119,7 @@ def load(
     from pyfn.convert import SplitSpec, build_manifest, make_definition  # noqa: PLC0415 - convert imports much
     from pyfn.framenet.cache import ReleaseCache  # noqa: PLC0415
     from pyfn.framenet.identity import compare_read  # noqa: PLC0415
-    from pyfn.framenet.release import open_release  # noqa: PLC0415
+    from pyfn.framenet.listing import open_cached  # noqa: PLC0415
     from pyfn.framenet.sources import resolve_source  # noqa: PLC0415
     from pyfn.splits.builder import BuildOptions, build_splits  # noqa: PLC0415
 
@@ -134,8 +134,8 @@ def load(
     )
     spec = SplitSpec(definition, seed, folds, fold)
     path, label = resolve_source(None if source is None else str(source))
-    release = open_release(path)
     cache = None if no_cache else ReleaseCache.under(Path(cache_dir) if cache_dir is not None else None)
+    release = open_cached(path, cache)
     result = build_splits(release, make_definition(release, spec), options, cache=cache)
     check = compare_read(release, result.files, ("fulltext", "lu") if with_exemplars else ("fulltext",))
     if check is not None and not check.genuine:

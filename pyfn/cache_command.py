@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from pyfn.cache_admin import Entry, record, remove, scan, size_text, to_prune
+from pyfn.framenet.listing import FOLDER
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="list pyfn's caches (parsed releases, preprocessing results), prune what this pyfn cannot use, clear",
         description=(
             "pyfn keeps two caches under one root: parsed FrameNet releases (ROOT/releases: each annotation folder "
-            "of a release, about 220 MB for FN 1.5 with exemplars, and its frames, 1 MB) and preprocessing results "
+            "of a release, about 220 MB for FN 1.5 with exemplars, its frames, 1 MB, and a zip's member names, 0.4 MB) and preprocessing results "
             "(ROOT/preprocess). "
             "Builds add entries and never remove them. 'list' (the default) shows every entry: its size, the "
             "release folder it holds and where that release was, and whether this pyfn can use it; 'prune' removes "
@@ -46,7 +47,8 @@ def _line(entry: Entry) -> str:
     elif entry.kind == "preprocess":
         what = "preprocessing results"
     else:
-        what = (f"{entry.folder}/ ({entry.files:,} files) of {entry.source or 'a release'}; "
+        held = "member names" if entry.folder == FOLDER else f"{entry.folder}/ ({entry.files:,} files)"
+        what = (f"{held} of {entry.source or 'a release'}; "
                 f"{'usable' if entry.usable else 'NOT usable by this pyfn'}")
     return f"  {size_text(entry.size):>9}  {entry.path.name[:12]}…  {what}"
 

@@ -23,6 +23,7 @@ from pyfn.formats.registry import (
 from pyfn.framenet.cache import ReleaseCache
 from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import ReleaseFrames, read_frames
+from pyfn.framenet.listing import open_cached
 from pyfn.framenet.release import Release, open_release
 from pyfn.lexicon import DEFAULT_RELATIONS, FN_TRAIN, TrainInventory, check_read_folders, generate
 from pyfn.manifest import MANIFEST, check_finished, data_signature, fingerprint
@@ -259,7 +260,7 @@ def convert(
         splits = _split_folder_splits(source, marker, to, options, split)
     elif from_ == "fnxml":
         check_splits(to, options.splits)
-        release = open_release(source)
+        release = open_cached(source, cache)
         if "fnxml" in _formats(to):
             fnxml.check_release(release)
         build = release, make_definition(release, split)
@@ -520,7 +521,7 @@ def generate_lexicon(
     too, without the frames and LUs ``options`` excludes) into ``target``, with a
     manifest, checked and swapped in as :func:`convert` does. Returns the manifest."""
     options = replace(options, splits=("train",))
-    release = open_release(source)
+    release = open_cached(source, cache)
     definition = make_definition(release, split)
     target = Path(target)
     previous = check_target(target, sources=[Path(source)], force=force)

@@ -310,7 +310,7 @@ def test_exemplar_ids_are_read_in_lu_files(tmp_path):
 
     sample = resource_path("sample")
     record = next(r for r in parsed_files(open_release(sample), "lu") if r.sets[0])
-    set_id, text = record.sets[0][0], record.sets[5][0]
+    set_id, text = record.sets[0][0], record.sets[5][0].decode()
     (tmp_path / "ids.json").write_text(json.dumps({"train": {"exemplar": [set_id]}}))
     test = tmp_path / "test.jsonl"
     test.write_text(jsonl.dumps(make_set(" ".join(text.upper().split()) + "  ", [(0, 0)])) + "\n")

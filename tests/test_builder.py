@@ -204,20 +204,28 @@ def test_a_reader_that_takes_every_result_then_stops_does_not_wait():
         assert time.monotonic() - start < 5
 
 
-_WHITESPACE_TEXTS = st.lists(st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\xa0", "\u2003", "é"]),
+_WHITESPACE_TEXTS = st.lists(st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\x1f", "\x85", "\xa0", "\u2003", "é"]),
                                      max_size=5), max_size=40)
 
 
 @given(_WHITESPACE_TEXTS)
 @settings(max_examples=400, deadline=None)
 def test_sentence_count_is_the_number_of_distinct_stripped_texts(raw):
-    texts = sorted(text.rstrip() for text in raw)  # as the builder holds them: sorted, no trailing whitespace
+    """Whitespace as ``str.strip`` sees it, ASCII or not (``\x1f`` and U+0085 are whitespace to ``str`` only)."""
+    texts = sorted(text.rstrip().encode() for text in raw)  # as the builder holds them: sorted, in UTF-8, no trailing whitespace
     starts = [i for i, text in enumerate(texts) if i == 0 or text != texts[i - 1]]
-    assert sentence_count(texts, starts) == len({text.strip() for text in texts})
+    assert sentence_count(texts, starts) == len({text.decode().strip() for text in texts})
+
+
+@given(st.lists(st.text(max_size=4), max_size=30))
+@settings(max_examples=400, deadline=None)
+def test_utf8_bytes_sort_in_the_code_point_order_of_their_strings(texts):
+    """What the builder relies on when it sorts the records' UTF-8 texts instead of the strings."""
+    assert sorted(text.encode() for text in texts) == [text.encode() for text in sorted(texts)]
 
 
 _RECORDS = st.lists(st.builds(
-    Record, text=st.text(alphabet="ab \xe9\u2003", max_size=3), order=st.text(alphabet="#1v", max_size=2),
+    Record, text=st.text(alphabet="ab \xe9\u2003", max_size=3).map(str.encode), order=st.text(alphabet="#1v", max_size=2),
     id=st.integers(-2, 2), sent_hash=st.text(alphabet="ab", max_size=1), set_hash=st.text(alphabet="ab", max_size=1),
     line=st.binary(max_size=2)), max_size=30)
 
@@ -235,6 +243,6 @@ def test_sort_records_sorts_as_tuples_and_tells_where_each_text_starts(records):
 
 
 def test_sentence_count_of_texts_that_differ_in_leading_whitespace_only():
-    texts = sorted([" a b", "a b", "\xa0a b", " c", " c", "d"])
+    texts = sorted(text.encode() for text in [" a b", "a b", "\xa0a b", " c", " c", "d"])
     starts = [i for i, text in enumerate(texts) if i == 0 or text != texts[i - 1]]
     assert sentence_count(texts, starts) == 3  # "a b", "c", "d"

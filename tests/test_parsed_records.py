@@ -57,7 +57,7 @@ def _from_objects(data: bytes, relpath: str) -> parsed.ParsedFile:
             continue
         mask = sum(parsed.FILTER_BITS[name] for name, f in FILTERS.items() if f.removes(SetView.of(aset)))
         text = aset.sentence.text
-        row = (aset.id, aset.sentence.id, aset.frame_id, aset.lu_id, mask, text.rstrip(), sentence_hash(text),
+        row = (aset.id, aset.sentence.id, aset.frame_id, aset.lu_id, mask, text.rstrip().encode(), sentence_hash(text),
                order_key(aset), annoset_hash(aset), aset.lu_name, aset.frame_name, jsonl.dumps(aset).encode())
         for column, value in zip(columns, row):
             column.append(value)

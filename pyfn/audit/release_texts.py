@@ -51,7 +51,8 @@ class ReleaseTexts:
         texts: dict[int, str] = {}
         for record in parsed_files(self.release, FOLDERS[source], self.jobs, self.cache):
             ids, sent_ids, _, _, _, sent_texts, _, orders, _, lus, frames, _ = record.sets
-            for set_id, sent_id, text, order, lu, frame in zip(ids, sent_ids, sent_texts, orders, lus, frames):
+            for set_id, sent_id, utf8, order, lu, frame in zip(ids, sent_ids, sent_texts, orders, lus, frames):
+                text = utf8.decode()
                 sets.setdefault(set_id, SetInfo(sent_id, text, _spans(spans_of(order, lu, frame)), lu, frame))
                 texts.setdefault(sent_id, text)
         self._sets[source], self._texts[source] = sets, texts

@@ -26,9 +26,9 @@ def _gather(inputs: Sequence[Input], source: str | Path | None, flag: str, jobs:
         raise UsageError(f"{with_ids[0]} holds only ids: give the FrameNet release they are ids of ({flag} RELEASE)")
     texts = None
     if with_ids:
-        from pyfn.framenet.release import open_release  # noqa: PLC0415
+        from pyfn.framenet.listing import open_cached  # noqa: PLC0415
 
-        texts = ReleaseTexts(open_release(source), jobs, cache)
+        texts = ReleaseTexts(open_cached(source, cache), jobs, cache)
     splits: dict[str, list[Item]] = {}
     record = []
     for r in reads:

@@ -782,8 +782,8 @@ def sentence_hash(str text not None):
 
 cdef class SentenceRows:
     """:func:`pyfn.splits.parsed.parse_file`'s ``make_sentence`` in C (:func:`pyfn.splits.parsed.sentence_rows`
-    in Python): ``(id, text, text without trailing whitespace, its sentence hash, [None, the other
-    fields])``, the stripped text and the hash made once per distinct text of a file."""
+    in Python): ``(id, text, text without trailing whitespace in UTF-8, its sentence hash, [None, the
+    other fields])``, the stripped text and the hash made once per distinct text of a file."""
 
     cdef dict _texts
 
@@ -793,7 +793,7 @@ cdef class SentenceRows:
     def __call__(self, sent_id, str text, *fields):
         cdef tuple known = self._texts.get(text)
         if known is None:
-            known = (text.rstrip(), sentence_hash(text))
+            known = (text.rstrip().encode(), sentence_hash(text))
             self._texts[text] = known
         return (sent_id, text, known[0], known[1], [None, fields])
 

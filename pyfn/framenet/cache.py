@@ -1,14 +1,15 @@
 """The parsed-release cache: each annotation folder of a release (``fulltext/``, ``lu/``) and its
-frames (``frame/``) parsed once.
+frames (``frame/``) parsed once, and a zip's member names read once.
 
 The first build from a release stores, per folder, every file's record as the
 split builder needs it (:mod:`pyfn.splits.parsed`: the kept sets' JSON lines,
 ids, filter bits, hashes' parts, problems and counts, and the ids of the sets
 dropped while reading); the first conversion that needs the frames (BIOS,
 Parquet) or ``pyfn generate`` stores each ``frame/*.xml`` file's frame
-(:func:`pyfn.framenet.lexicon.frame_record`). Later builds of any
+(:func:`pyfn.framenet.lexicon.frame_record`); opening a zip release stores its
+member names, root, layout and version (:mod:`pyfn.framenet.listing`). Later builds of any
 split, filter, exclusion or format from the same release read it instead of
-parsing the XML again. The output is the same, byte for byte.
+parsing the XML (and the zip's central directory) again. The output is the same, byte for byte.
 
 **Where.** ``$PYFN_CACHE/releases`` (default ``~/.cache/pyfn/releases``,
 ``XDG_CACHE_HOME`` honoured); ``--cache-dir DIR`` uses ``DIR/releases``,
@@ -65,7 +66,8 @@ RACY_SECONDS = 2.0
 """A directory folder holding a file modified this recently is not cached."""
 _READER_MODULES = (
     "framenet/annotations.py", "framenet/layers.py", "framenet/compiled.py", "framenet/_clayers.pyx",
-    "framenet/xml.py", "framenet/cache.py", "framenet/lexicon.py", "model.py", "formats/jsonl.py",
+    "framenet/xml.py", "framenet/cache.py", "framenet/lexicon.py", "framenet/release.py", "framenet/listing.py",
+    "model.py", "formats/jsonl.py",
     "splits/parsed.py", "splits/filters.py", "splits/validity.py", "splits/hashing.py",
 )
 _LENGTH = 8

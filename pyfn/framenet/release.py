@@ -40,6 +40,8 @@ class Release:
     version: str = "unknown"
     _zip: zipfile.ZipFile | None = field(default=None, repr=False, compare=False)
     _members: dict[str, zipfile.ZipInfo] | None = field(default=None, repr=False, compare=False)
+    _known: frozenset[str] | None = field(default=None, repr=False, compare=False)
+    """A zip's member names when they are known without its index (:mod:`pyfn.framenet.listing`)."""
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
@@ -66,6 +68,10 @@ class Release:
             self._members = _check_members(self.path, self._zip)
         return self._members
 
+    def _names(self) -> frozenset[str] | dict[str, zipfile.ZipInfo]:
+        """A zip's member names: known, or read from its index."""
+        return self._known if self._known is not None and self._members is None else self._index()
+
     def list(self, folder: str, suffix: str = ".xml") -> list[str]:
         """Relative paths of the files directly inside ``folder``, sorted."""
         folder = folder.rstrip("/") + "/"
@@ -73,7 +79,7 @@ class Release:
             prefix = self.root + folder
             names = [
                 name[len(self.root):]
-                for name in self._index()
+                for name in self._names()
                 if name.startswith(prefix) and "/" not in name[len(prefix):] and name.endswith(suffix)
             ]
         else:
@@ -87,7 +93,7 @@ class Release:
         """True when the release holds the file ``relpath``."""
         _check_relpath(self.path, relpath)
         if self.kind == "zip":
-            return self.root + relpath in self._index()
+            return self.root + relpath in self._names()
         return (self.path / self.root / relpath).is_file()
 
     def read(self, relpath: str) -> bytes:

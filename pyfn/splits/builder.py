@@ -19,7 +19,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from functools import partial, reduce
 from itertools import compress, count, islice
-from operator import is_not, itemgetter, ne, or_
+from operator import itemgetter, ne, not_, or_
 from pathlib import Path
 from typing import NamedTuple
 
@@ -70,14 +70,15 @@ class BuildOptions:
 class Record(NamedTuple):
     """A kept annotation set: output order, hashes and JSON line (UTF-8).
 
-    ``text`` is the sentence string (trailing whitespace removed) and ``order``
-    pyfn 1.3's within-sentence key: with ``id`` they are the output order of
+    ``text`` is the sentence string (trailing whitespace removed) in UTF-8, whose byte order is the
+    strings' code point order, and ``order`` pyfn 1.3's within-sentence key: with ``id`` they are the
+    output order of
     :func:`pyfn.formats.base.ordered`, first in the tuple so that records sort
     as tuples (no two kept records of a split share ``text`` and ``order``:
     they would share ``set_hash``, and step 6 keeps one).
     """
 
-    text: str
+    text: bytes
     order: str
     id: int
     sent_hash: str
@@ -86,7 +87,11 @@ class Record(NamedTuple):
 
 
 _record = partial(tuple.__new__, Record)
-_TEXT_OF, _SET_HASH_OF, _LINE_OF = (itemgetter(Record._fields.index(f)) for f in ("text", "set_hash", "line"))
+_SPACE_STARTS = frozenset(bytes([b]) for b in range(256) if b >= 0x80 or chr(b).isspace())
+"""The first bytes of the UTF-8 texts that may begin with whitespace: ASCII whitespace as ``str.isspace``
+sees it, and the lead bytes of every other character (decoded to be checked)."""
+_TEXT_OF, _SENT_HASH_OF, _SET_HASH_OF, _LINE_OF = (itemgetter(Record._fields.index(f))
+                                                    for f in ("text", "sent_hash", "set_hash", "line"))
 
 
 @dataclass
@@ -336,11 +341,13 @@ def _build(
         if options.strict and record.problems:
             raise PyfnError(f"{record.problems[0][2]} (--strict)")
         files[record.path] = record.sha256
-        problems.extend(record.problem_list())
+        if record.problems:
+            problems.extend(record.problem_list())
         if trace is not None:
             trace.read(split, record)
         removed = ledger[split]
-        removed.update(dict(record.removed))
+        if record.removed:
+            removed.update(dict(record.removed))
         mask = wanted if split == "train" or options.filter_scope == "all" else 0
         kept = records[split]
         ids, sent_ids, frame_ids, lu_ids, masks, texts, sent_hashes, orders, set_hashes, _, _, lines = record.sets
@@ -410,7 +417,7 @@ def _build(
     )
 
 
-def sort_records(records: list[Record]) -> tuple[list[str], list[int]]:
+def sort_records(records: list[Record]) -> tuple[list[bytes], list[int]]:
     """Sort ``records`` in place as tuples (text, order, id...); return their texts and where each text
     starts. Sorted by text alone first, then each run of one text as tuples: the same order, 20 % less
     time than comparing tuples throughout (each comparison of two tuples compares their texts twice)."""
@@ -423,20 +430,22 @@ def sort_records(records: list[Record]) -> tuple[list[str], list[int]]:
     return texts, starts
 
 
-def sentence_count(texts: list[str], starts: list[int]) -> int:
-    """How many sentence strings sorted ``texts`` hold once leading and trailing whitespace is stripped
-    (the texts have none trailing; ``starts``: the index of each text's first occurrence): the distinct
-    texts, less those with leading whitespace whose stripped string is another's (found by bisection
-    in the sorted distinct texts, instead of hashing every text: 0.04 s for FN 1.5's train)."""
+def sentence_count(texts: list[bytes], starts: list[int]) -> int:
+    """How many sentence strings sorted UTF-8 ``texts`` hold once leading and trailing whitespace is
+    stripped (the texts have none trailing; ``starts``: the index of each text's first occurrence): the
+    distinct texts, less those with leading whitespace whose stripped string is another's (found by
+    bisection in the sorted distinct texts, instead of hashing every text: 0.04 s for FN 1.5's train).
+    Only the texts whose first byte may begin a whitespace character are decoded."""
     distinct = list(map(texts.__getitem__, starts))
-    leading = list(compress(distinct, map(is_not, map(str.lstrip, distinct), distinct)))
+    maybe = list(compress(distinct, map(_SPACE_STARTS.__contains__, map(itemgetter(slice(1)), distinct))))
+    leading = [text for text in maybe if text.decode()[:1].isspace()]
     if not leading:
         return len(distinct)
-    stripped = {text.lstrip() for text in leading}
+    stripped = {text.decode().lstrip().encode() for text in leading}
     return len(distinct) - len(leading) + sum(1 for text in stripped if not _holds(distinct, text))
 
 
-def _holds(ordered: list[str], text: str) -> bool:
+def _holds(ordered: list[bytes], text: bytes) -> bool:
     """``text`` is an item of the sorted list ``ordered``."""
     i = bisect_left(ordered, text)
     return i < len(ordered) and ordered[i] == text
@@ -449,9 +458,10 @@ def _drop(records: list[Record], overlaps: list[tuple[str, set[str]]], ledger: C
     banned = set().union(*(hashes for _, hashes in overlaps))
     if not banned:
         return records
-    kept = [r for r in records if r.sent_hash not in banned]
+    hit = list(map(banned.__contains__, map(_SENT_HASH_OF, records)))  # in C: 0.03 s, not 0.045 s, for FN 1.5
+    kept = list(compress(records, map(not_, hit)))
     if len(kept) < len(records):
-        for record in [r for r in records if r.sent_hash in banned]:
+        for record in compress(records, hit):
             reason = next(reason for reason, hashes in overlaps if record.sent_hash in hashes)
             ledger[reason] += 1
             if dropped is not None:
