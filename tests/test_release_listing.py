@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from pyfn.convert import convert
+from pyfn.errors import PyfnError
+from pyfn.framenet import cache as cache_module
 from pyfn.framenet import open_release
 from pyfn.framenet.cache import ReleaseCache
 from pyfn.framenet.listing import FOLDER, open_cached
@@ -98,6 +100,19 @@ def test_a_directory_or_no_cache_opens_as_open_release(archive, tmp_path):
     folder = Path(shutil.copytree(resource_path("sample"), tmp_path / "sample"))
     assert open_cached(folder, cache).list("fulltext") == open_release(folder).list("fulltext")
     assert open_cached(archive, None).list("lu") == open_release(archive).list("lu")
+    assert not cache.directory.exists()
+
+
+def test_a_file_that_is_not_a_zip_fails_as_without_the_cache_and_is_not_hashed(tmp_path, monkeypatch):
+    bad = tmp_path / "fn.zip"
+    bad.write_bytes(b"not a zip at all" * 1000)
+    with pytest.raises(PyfnError) as plain:
+        open_release(bad)
+    monkeypatch.setattr(cache_module, "_zip_digest", lambda *args: pytest.fail("a file that is no zip was hashed"))
+    cache = ReleaseCache(tmp_path / "cache")
+    with pytest.raises(PyfnError) as cached:
+        open_cached(bad, cache)
+    assert str(cached.value) == str(plain.value) and "cannot open zip" in str(plain.value)
     assert not cache.directory.exists()
 
 

@@ -12,6 +12,7 @@ index, loaded the first time a member is read.
 from __future__ import annotations
 
 import marshal
+import zipfile
 from pathlib import Path
 
 from pyfn.framenet.cache import CorruptEntry, ReleaseCache, folder_key
@@ -27,7 +28,7 @@ def open_cached(source: str | Path, cache: ReleaseCache | None) -> Release:
     """:func:`~pyfn.framenet.release.open_release`, the names of a zip's members (and its root, layout
     and version) read from ``cache`` when it holds them, else stored there."""
     path = Path(source)
-    if cache is None or not path.is_file():
+    if cache is None or not path.is_file() or not zipfile.is_zipfile(path):  # no zip: not hashed, fails as without
         return open_release(source)
     key = folder_key(Release(path=path, kind="zip", root="", layout="icsi"), FOLDER, _FILES)
     assert key is not None  # a zip is keyed by its content
