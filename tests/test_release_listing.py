@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pyfn.convert import convert
+from pyfn.convert import convert, generate_lexicon
 from pyfn.errors import PyfnError
 from pyfn.framenet import cache as cache_module
 from pyfn.framenet import open_release
@@ -123,3 +123,17 @@ def test_a_changed_zip_gets_its_own_entry(archive, tmp_path):
         out.writestr("fndata-1.5/fulltext/extra.xml", "<fullTextAnnotation/>")
     assert "fulltext/extra.xml" in open_cached(archive, cache).list("fulltext")
     assert len(_listing_entries(cache)) == 2
+
+
+def test_a_corrupt_entry_is_a_warning_of_the_conversion_and_of_generate(archive, tmp_path):
+    cache = ReleaseCache(tmp_path / "cache")
+    convert(archive, tmp_path / "a", to="jsonl", cache=cache)
+    (entry,) = _listing_entries(cache)
+    entry.write_bytes(entry.read_bytes()[:-10])
+    manifest = convert(archive, tmp_path / "b", to="jsonl", cache=cache)
+    assert [w for w in manifest["warnings"] if "corrupt parsed-release cache entry" in w] == cache.problems
+    assert len(cache.problems) == 1 and str(entry) in cache.problems[0]
+    entry.write_bytes(entry.read_bytes()[:-10])
+    lexicon = generate_lexicon(archive, tmp_path / "lex", cache=cache)
+    assert [w for w in lexicon["warnings"] if "corrupt parsed-release cache entry" in w] == cache.problems[1:]
+    assert len(cache.problems) == 2
