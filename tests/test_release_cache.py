@@ -218,6 +218,22 @@ def test_frames_through_the_cache_are_the_frames_parsed_and_a_corrupt_entry_is_r
         lexicon.frame_of(marshal.dumps((1, "F")), "KEY")
 
 
+def test_a_corrupt_frames_entry_read_by_the_writers_processes_is_a_warning_of_the_conversion(sample, tmp_path):
+    """BIOS's writers read the frames in their own processes: the parent checks the entry first."""
+    cache = ReleaseCache(tmp_path / "cache")
+    convert(sample, tmp_path / "a", to="bios", cache=cache)
+    (entry,) = [path for path, folder in zip(_entries(cache), _folders(cache)) if folder == "frame"]
+    good = entry.read_bytes()
+    entry.write_bytes(good[:-5])
+    again = ReleaseCache(tmp_path / "cache")
+    manifest = convert(sample, tmp_path / "b", to="bios", cache=again)
+    assert len(again.problems) == 1 and str(entry) in again.problems[0]
+    assert [w for w in manifest["warnings"] if "corrupt parsed-release cache entry" in w] == again.problems
+    assert entry.read_bytes() == good  # written again, whole, by a writer's process
+    assert _files(tmp_path / "b").keys() == _files(tmp_path / "a").keys()
+    assert (tmp_path / "b" / "train.bios").read_bytes() == (tmp_path / "a" / "train.bios").read_bytes()
+
+
 def test_generate_reads_the_frames_through_the_cache_and_writes_the_same_bytes(sample, tmp_path, monkeypatch):
     from pyfn.convert import generate_lexicon  # noqa: PLC0415
 

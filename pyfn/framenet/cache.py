@@ -209,6 +209,16 @@ class ReleaseCache:
                     raise CorruptEntry(key, f"unreadable ({exc.strerror or exc})") from None
                 yield record
 
+    def verify(self, key: str, folder: str, files: Sequence[str]) -> None:
+        """Check every record of the entry of ``key`` without using them (FN 1.5's frames: about 1 ms);
+        an entry found corrupt is reported and removed."""
+        records = self.read(key, folder, files)
+        try:
+            for _ in records or ():
+                pass
+        except CorruptEntry as exc:
+            self.discard(exc.key, exc.why)
+
     def discard(self, key: str, why: str) -> None:
         """Report the entry of ``key`` as corrupt and remove it."""
         path = self.path(key)

@@ -126,6 +126,8 @@ class ReleaseFrames(Mapping[str, Frame]):
         # release (a zip's bytes) to make it again
         self._files = release.list("frame")
         self._key = folder_key(release, "frame", self._files) if cache is not None else None
+        if cache is not None and self._key is not None:  # damage is reported here: a writer's report would be lost
+            cache.verify(self._key, "frame", self._files)
         self._frames: dict[str, Frame] | None = None
         self._one_at_a_time = multiprocessing.Lock()
         self._derived: dict[Callable[..., Any], Any] = {}
