@@ -250,7 +250,6 @@ def convert(
     """
     check_pair(from_, to)
     source, target = Path(source), Path(target)
-    known = len(cache.problems) if cache is not None else 0
     build: tuple[Release, SplitDefinition] | None = None
     marker = fnxml.split_marker(source) if from_ == "fnxml" else None
     inside = [name for name in SPLITS if from_ == "fnxml" and fnxml.split_marker(source / name)]
@@ -276,7 +275,6 @@ def convert(
         if build is not None:
             manifest = _convert_release(*build, stage.path, to, options, split, formats, source_label,
                                         (progress, write_progress), tables if prepared else None, cache)
-            _warn_corrupt_entries(manifest, cache, known)
         elif marker is not None:
             manifest = _convert_split_folder(source, stage.path, marker, to, options, formats, source_label, tables)
         else:
@@ -295,13 +293,6 @@ def convert(
         manifest["units"] = manifest_units(manifest)
         stage.commit(manifest)
     return manifest
-
-
-def _warn_corrupt_entries(manifest: dict[str, Any], cache: ReleaseCache | None, known: int) -> None:
-    """Add to the manifest's warnings the cache entries found corrupt since ``cache.problems`` held
-    ``known`` that it does not list yet: outside the build too (a zip's member names, the frames)."""
-    if cache is not None:
-        manifest["warnings"] = [*manifest["warnings"], *(p for p in cache.problems[known:] if p not in manifest["warnings"])]
 
 
 def _preprocess(
@@ -530,7 +521,6 @@ def generate_lexicon(
     too, without the frames and LUs ``options`` excludes) into ``target``, with a
     manifest, checked and swapped in as :func:`convert` does. Returns the manifest."""
     options = replace(options, splits=("train",))
-    known = len(cache.problems) if cache is not None else 0
     release = open_cached(source, cache)
     definition = make_definition(release, split)
     target = Path(target)
@@ -548,7 +538,8 @@ def generate_lexicon(
         manifest = build_manifest(release, source_label or str(source), "lexicon", result, split, outputs)
         manifest["command"] = "generate"
         manifest["lexicon"] = report
-        _warn_corrupt_entries(manifest, cache, known)
+        if cache is not None:  # the frames, read after the build
+            manifest["warnings"] = [*manifest["warnings"], *cache.unreported()]
         manifest["units"] = manifest_units(manifest)
         stage.commit(manifest)
     return manifest

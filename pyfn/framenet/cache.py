@@ -155,6 +155,13 @@ class ReleaseCache:
         self.directory = Path(directory)
         self.problems: list[str] = []
         self.written: list[str] = []
+        self._reported = 0
+
+    def unreported(self) -> list[str]:
+        """The problems found since this was last asked (each goes into one result's warnings, wherever
+        it was found: a build, a zip's member names, the frames)."""
+        found, self._reported = self.problems[self._reported:], len(self.problems)
+        return found
 
     @classmethod
     def under(cls, root: Path | None = None) -> ReleaseCache:

@@ -36,7 +36,7 @@ def open_cached(source: str | Path, cache: ReleaseCache | None) -> Release:
     if known is not None:
         return known
     release = open_release(source)
-    record = marshal.dumps((sorted(release._names()), release.root, release.layout, release.version))
+    record = marshal.dumps((sorted(release.member_names()), release.root, release.layout, release.version))
     with cache.writer(key, FOLDER, _FILES, str(path.resolve())) as entry:
         entry.add(record)
     return release

@@ -68,8 +68,8 @@ class Release:
             self._members = _check_members(self.path, self._zip)
         return self._members
 
-    def _names(self) -> frozenset[str] | dict[str, zipfile.ZipInfo]:
-        """A zip's member names: known, or read from its index."""
+    def member_names(self) -> frozenset[str] | dict[str, zipfile.ZipInfo]:
+        """A zip's member names (paths in the zip, the root included): known, or read from its index."""
         return self._known if self._known is not None and self._members is None else self._index()
 
     def list(self, folder: str, suffix: str = ".xml") -> list[str]:
@@ -79,7 +79,7 @@ class Release:
             prefix = self.root + folder
             names = [
                 name[len(self.root):]
-                for name in self._names()
+                for name in self.member_names()
                 if name.startswith(prefix) and "/" not in name[len(prefix):] and name.endswith(suffix)
             ]
         else:
@@ -93,7 +93,7 @@ class Release:
         """True when the release holds the file ``relpath``."""
         _check_relpath(self.path, relpath)
         if self.kind == "zip":
-            return self.root + relpath in self._names()
+            return self.root + relpath in self.member_names()
         return (self.path / self.root / relpath).is_file()
 
     def read(self, relpath: str) -> bytes:

@@ -297,13 +297,14 @@ def build_splits(
 ) -> BuildResult:
     """Build the requested splits of ``release`` under ``definition`` (SPLITS.md), reading the
     annotation files through the parsed-release ``cache`` when given (an entry found corrupt is
-    reported in ``cache.problems`` and the result's warnings, removed, and its folder parsed again).
+    reported in ``cache.problems``, removed, and its folder parsed again; the result's warnings hold
+    the problems :meth:`~pyfn.framenet.cache.ReleaseCache.unreported` before it ends, those found
+    opening the release or reading its frames included).
     A ``trace`` is told the fate of every set (:mod:`pyfn.splits.trace`)."""
     tasks, missing = _tasks(release, definition, options)
     # the build makes hundreds of thousands of records (0.4 s of a 2.6 s warm FN 1.5 build with exemplars
     # went to collections). Parse workers collect as usual; a file parsed in this process (one job) leaves
     # lxml's parser cycle, a few kB once iterparse emptied its tree (21 MB for 3,000 lu files), until the end.
-    known = len(cache.problems) if cache is not None else 0
     with no_cycle_collection():
         for _ in range(2):  # fulltext's entry, then lu's
             try:
@@ -314,8 +315,8 @@ def build_splits(
                 cache.discard(exc.key, exc.why)
         else:
             result = _build(release, definition, options, tasks, missing, progress, None, trace)
-    if cache is not None:  # the entries found corrupt during this build: removed, their folders parsed again
-        result.warnings.extend(cache.problems[known:])
+    if cache is not None:  # the entries found corrupt (in this build: removed, their folders parsed again)
+        result.warnings.extend(cache.unreported())
     return result
 
 
