@@ -5,9 +5,11 @@ of about ``CHUNK_SETS`` annotation sets. A worker turns one chunk's lines into
 sets and runs every writer on them, sentence numbers starting where the chunk
 starts (:class:`~pyfn.formats.base.SplitView`), into a scratch folder
 ``.{split}.partNNNNN.tmp`` of the target; the parent appends the chunks'
-files, in order, to the split's final files, hashing them as it writes. The
-JSONL file is the lines themselves: the parent writes each chunk's once its
-other files are in, instead of a worker writing them for the parent to copy.
+files, in order, to the split's final files, hashing them as it goes; the
+kernel copies the bytes (:func:`copy_range`). The JSONL file is the lines
+themselves: the parent appends each chunk's from the spool file it sent them
+through, once the chunk's other files are in, instead of a worker writing them
+for the parent to copy.
 
 The bytes are those of writing the whole split at once: every file but
 SemEval XML and Parquet is a sequence of per-sentence lines or per-set
