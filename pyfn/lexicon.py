@@ -73,7 +73,7 @@ from pathlib import Path
 from lxml import etree
 
 from pyfn.errors import PyfnError, UsageError
-from pyfn.fileio import atomic_writer, write_lines
+from pyfn.fileio import atomic_writer, synced_once, write_lines
 from pyfn.framenet.cache import ReleaseCache
 from pyfn.framenet.lexicon import frames_in_order, read_frame_relations
 from pyfn.framenet.release import Release
@@ -777,7 +777,8 @@ def generate(
 
     for name, lines in {**text_files, **release_side}.items():
         write_lines(target / name, lines)
-    _write_all(target, view)
+    with synced_once():  # a FrameNet-layout folder: hundreds of frame files, made durable by one sync
+        _write_all(target, view)
     _write_all(target, scorer_side)
     report = {
         "files": sorted([*text_files, *view, *scorer_side, *release_side]),

@@ -634,3 +634,39 @@ def test_leak_check_does_not_read_the_release_lexicon():
     assert check_leaks({RELEASE_LU_FRAMES: leaky}, inventory)["lus_checked"] == 0
     with pytest.raises(PyfnError, match="leak check failed: 3 name"):
         check_leaks({"lu_frames.tsv": leaky}, inventory)
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_frame_files_of_the_train_view_are_made_durable_by_one_sync(release, tmp_path, monkeypatch, fails):
+    """``fn_train/`` is a FrameNet-layout folder (a file per frame): its files are not fsynced one by one
+    but by one ``os.sync()`` once all are written (none when writing fails); the other files are
+    fsynced each."""
+    import os  # noqa: PLC0415
+
+    from pyfn import fileio  # noqa: PLC0415
+
+    fsynced: list[str] = []
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(fileio.os, "fsync", lambda fd: (fsynced.append(os.readlink(f"/proc/self/fd/{fd}")), real(fd)))
+    monkeypatch.setattr(fileio.os, "sync", lambda: synced.append(len(fsynced)))
+    if fails:
+        from pyfn import lexicon  # noqa: PLC0415
+
+        write_all = lexicon._write_all
+
+        def failing(target, outputs):
+            if any(name.startswith("fn_train/") for name in outputs):
+                raise PyfnError("disk full")
+            write_all(target, outputs)
+
+        monkeypatch.setattr(lexicon, "_write_all", failing)
+        with pytest.raises(PyfnError, match="disk full"):
+            generate(release, TRAIN, tmp_path / "out")
+        assert synced == []
+        return
+    out = tmp_path / "out"
+    generate(release, TRAIN, out)
+    assert list((out / "fn_train" / "frame").glob("*.xml")) and len(synced) == 1
+    folders = {os.path.dirname(name) for name in fsynced}
+    assert str(out) in folders and not folders & {str(out / "fn_train"), str(out / "fn_train" / "frame")}
