@@ -1055,6 +1055,12 @@ def _add_audit(sub: argparse._SubParsersAction) -> None:
     add_parser(sub)
 
 
+def _add_export(sub: argparse._SubParsersAction) -> None:
+    from pyfn.hub.command import add_parser  # noqa: PLC0415
+
+    add_parser(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``pyfn`` argument parser with one sub-command per verb."""
     parser = _Parser(
@@ -1075,6 +1081,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compare_runs(sub)
     _add_check_release(sub)
     _add_audit(sub)
+    _add_export(sub)
     _add_show(sub)
     _add_xp(sub)
     _add_verify(sub)

@@ -476,6 +476,7 @@ HEAVY_FIRST = (
     "xp_001",
     "tests/test_lexicon_fn15.py",
     "tests/test_fnxml_fn15.py",
+    "tests/test_hf_dataset_fn15.py",
     "tests/test_fn15.py::test_published_fulltext_plus_exemplar_counts",
     "tests/test_fn15.py::test_random_split_same_guarantees",
     "tests/test_reliability.py::test_same_bytes_across_hash_seeds_jobs_and_zip_or_directory",

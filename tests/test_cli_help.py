@@ -13,7 +13,7 @@ from pyfn.cli import FROM_FORMATS, TO_FORMATS, build_parser, subparsers
 from pyfn.formats.registry import READERS, RELEASE_FORMATS, WRITERS
 
 COMMANDS = ["convert", "generate", "preprocess", "score", "compare", "compare-runs", "check-release", "audit", "show",
-            "xp", "verify", "baseline", "open-sesame", "cache"]
+            "xp", "verify", "baseline", "open-sesame", "cache", "export"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -40,7 +40,7 @@ def test_every_option_has_help_showing_its_default(parser, action):
         assert "default" in text, f"{parser.prog} {action.option_strings[0]}: default {action.default!r} not shown"
 
 
-@pytest.mark.parametrize("command", [*COMMANDS, "xp run", "xp report"])
+@pytest.mark.parametrize("command", [*COMMANDS, "xp run", "xp report", "export hf"])
 def test_help_of_every_command(command):
     proc = run(*command.split(), "--help")
     assert proc.returncode == 0 and proc.stdout.startswith(f"usage: pyfn {command}"), proc.stderr

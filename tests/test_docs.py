@@ -41,7 +41,7 @@ def relative_links(path: Path) -> list[str]:
 
 
 def test_docs_exist_and_readme_links_them():
-    assert [p.name for p in DOCS[1:]] == ["BREAKDOWN.md", "FORMATS.md", "PROTOCOLS.md", "SPLITS.md"]
+    assert [p.name for p in DOCS[1:]] == ["BREAKDOWN.md", "FORMATS.md", "HF_DATASET.md", "PROTOCOLS.md", "SPLITS.md"]
     links = relative_links(REPO / "README.md")
     assert {"docs/SPLITS.md", "docs/FORMATS.md", "docs/PROTOCOLS.md", "docs/BREAKDOWN.md"} <= set(links)
 

@@ -16,7 +16,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pyfn.fileio import write_lines, write_text
 from pyfn.model import AnnotationSet
@@ -34,7 +34,20 @@ def _lines_digest(lines: Sequence[str]) -> str:
     return digest.hexdigest()
 
 
-def split_ids(sets: Sequence[AnnotationSet]) -> dict[str, dict[str, list[str]]]:
+class SetKey(NamedTuple):
+    """What the id lists keep of an annotation set (a row of a split's Parquet file has them too)."""
+
+    source: str
+    id: int
+    sentence_id: int
+    text: str
+
+    @classmethod
+    def of(cls, aset: AnnotationSet) -> SetKey:
+        return cls(aset.source, aset.id, aset.sentence.id, aset.sentence.text)
+
+
+def split_ids(sets: Sequence[SetKey]) -> dict[str, dict[str, list[str]]]:
     """Per source (``fulltext``, ``exemplar``: FrameNet numbers each apart), the sorted annotation-set
     ids and sentence ids of ``sets``."""
     out: dict[str, dict[str, list[str]]] = {}
@@ -43,7 +56,7 @@ def split_ids(sets: Sequence[AnnotationSet]) -> dict[str, dict[str, list[str]]]:
         if mine:
             out[source] = {
                 "annoset_ids": [str(i) for i in sorted({s.id for s in mine})],
-                "sentence_ids": [str(i) for i in sorted({s.sentence.id for s in mine})],
+                "sentence_ids": [str(i) for i in sorted({s.sentence_id for s in mine})],
             }
     return out
 
@@ -52,12 +65,18 @@ def ids_record(splits: Mapping[str, Sequence[AnnotationSet]], signature: str,
                note: str | None = None) -> tuple[dict[str, Any], dict[str, list[str]]]:
     """The record of ``ids.json`` and the list files (name -> lines) for the built ``splits``; ``note``
     (recorded when given) says why a list is published from a build that is not the standard one."""
+    return keys_record({name: [SetKey.of(s) for s in sets] for name, sets in splits.items()}, signature, note)
+
+
+def keys_record(splits: Mapping[str, Sequence[SetKey]], signature: str,
+                note: str | None = None) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """:func:`ids_record` from each set's :class:`SetKey` (as read from a file's columns: no set is built)."""
     record: dict[str, Any] = {"signature": signature, "splits": {}}
     if note is not None:
         record["note"] = note
     files: dict[str, list[str]] = {}
     for name, sets in splits.items():
-        texts = sorted({sentence_hash(s.sentence.text) for s in sets})
+        texts = sorted({sentence_hash(s.text) for s in sets})
         entry: dict[str, Any] = {
             "annotation_sets": len(sets),
             "normalised_texts": len(texts),
@@ -78,7 +97,13 @@ def ids_record(splits: Mapping[str, Sequence[AnnotationSet]], signature: str,
 def write_ids(target: Path, splits: Mapping[str, Sequence[AnnotationSet]], signature: str,
               note: str | None = None) -> list[Path]:
     """Write the list files and ``ids.json`` into ``target`` (atomically each); return their paths."""
-    record, files = ids_record(splits, signature, note)
+    return write_keys(target, {name: [SetKey.of(s) for s in sets] for name, sets in splits.items()}, signature, note)
+
+
+def write_keys(target: Path, splits: Mapping[str, Sequence[SetKey]], signature: str,
+               note: str | None = None) -> list[Path]:
+    """:func:`write_ids` from each set's :class:`SetKey`."""
+    record, files = keys_record(splits, signature, note)
     paths = []
     for name, lines in files.items():
         write_lines(target / name, lines)
