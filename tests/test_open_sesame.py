@@ -12,6 +12,7 @@ from pyfn.cli import main
 from pyfn.errors import PyfnError
 from pyfn.parsers import install
 from pyfn.parsers import open_sesame as sesame
+from pyfn.parsers.open_sesame_progress import progress
 
 FAKE = r'''
 import json, os, shutil, sys
@@ -30,6 +31,26 @@ os.makedirs(d, exist_ok=True)
 with open(d + "calls", "a") as f:
     f.write(" ".join(sys.argv[1:]) + "\n")
 data = "data/open_sesame_v1_data/fn%s/fn%s." % (v, v)
+if opts.mode == "train" and opts.config:
+    shutil.copyfile(opts.config, d + "configuration.json")
+if os.environ.get("FAKE_STATE") and opts.mode in ("train", "refresh"):  # pyfn's patch of argid.py
+    path = d + "pyfn-state.json"
+    if opts.mode == "refresh":
+        state = json.load(open(path))
+        state["resumes"].append({"epoch": state["epoch"], "example": state["example"], "elapsed": state["elapsed"]})
+    else:
+        state = {"checkpoint": 0, "evaluations": [], "epoch_ends": [], "resumes": [], "order": [2, 0, 1]}
+    n = len(state["evaluations"])
+    state["checkpoint"] += 1
+    state["evaluations"].append({"epoch": 0, "example": 2 * n + 1, "lp": 0.5, "lr": 0.5, "lf": 0.5 + n / 10,
+                                 "dev_seconds": 10.0, "elapsed": 100.0 * (n + 1)})
+    state.update(model="last-argid-%s-model.%d" % (v, state["checkpoint"] % 2), epoch=0, example=2 * n + 1,
+                 last_updated_epoch=0, elapsed=100.0 * (n + 1),
+                 finished=None if os.environ.get("FAKE_CRASH") else "patience")
+    open(d + state["model"], "w").write("weights %d" % n)
+    json.dump(state, open(path, "w"))
+    if os.environ.get("FAKE_CRASH"):
+        sys.exit("killed")
 if opts.mode in ("train", "refresh"):
     if os.environ.get("FAKE_CRASH"):
         open(d + "best-%s-%s-model" % (stage, v), "w").write("half")
@@ -108,15 +129,38 @@ def test_install_refuses_what_is_not_a_checkout(tmp_path):
         install.install("p", tmp_path, sesame.MARKER, [], (), tmp_path / "root")
 
 
+def _patch_lines() -> dict[str, list[str]]:
+    """The shipped patch's changed lines, by file name."""
+    changed: dict[str, list[str]] = {}
+    for line in sesame.default_patch().read_text(encoding="utf-8").splitlines():
+        if line.startswith("+++ "):
+            name = changed.setdefault(line.split("/")[-1], [])
+        elif line.startswith(("+", "-")) and not line.startswith("---"):
+            name.append(line)
+    return changed
+
+
 def test_shipped_patch_applies_only_what_its_header_says():
-    text = sesame.default_patch().read_text(encoding="utf-8")
-    changed = [line for line in text.splitlines() if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))]
-    assert {line.split("/")[-1] for line in text.splitlines() if line.startswith("+++ ")} == {
-        "argid.py", "frameid.py", "targetid.py"}
-    assert all("affine_transform" in line or "seed" in line or line.startswith("-") or "help=" in line or
-               line.strip("+ ") == "" for line in changed)
-    assert not [line for line in changed if line.startswith("-") and "affine" not in line and " * " not in line
-                and "import" not in line]
+    changed = _patch_lines()
+    assert changed.keys() == {"argid.py", "frameid.py", "targetid.py"}
+    for name in ("frameid.py", "targetid.py"):  # 1 and 2 only: the -nan fix and the seeds
+        assert all("affine_transform" in line or "seed" in line or line.startswith("-") or "help=" in line or
+                   line.strip("+ ") == "" for line in changed[name])
+        assert not [line for line in changed[name]
+                    if line.startswith("-") and " * " not in line and "import" not in line]
+    # 3, argid's resume: what it replaces of Open-SESAME's loop, and nothing else
+    assert [line[1:].strip() for line in changed["argid.py"] if line.startswith("-") and " * " not in line] == [
+        'if options.mode in ["test", "refresh", "predict"]:', 'if options.mode in ["refresh"]:',
+        "for epoch, _ in enumerate(epoch_iterator):", "random.shuffle(trainexamples)",
+        "train_iterator = tqdm.tqdm(trainexamples,", "for idx, trex in enumerate(train_iterator, 1):",
+        'with open(os.path.join(model_dir, "best-dev-f1.txt"), "w") as fout:',
+        'fout.write("{}\\n".format(best_dev_f1))',
+        "fout.close()", "", "model.save(model_file_name)", "if epoch - last_updated_epoch > PATIENCE:", "loss = 0.0"]
+    added = "\n".join(changed["argid.py"])
+    for saved in ("epoch=epoch", "example=example", "order=", "random=random.getstate()",
+                  "last_updated_epoch=last_updated_epoch", "best_dev_f1=best_dev_f1"):
+        assert saved in added  # what a resume must get back
+    assert "random.setstate(" in added and "model.populate(os.path.join(model_dir, state[\"model\"]))" in added
 
 
 def test_prepare_train_decode_import_score(installed, data, tmp_path):
@@ -174,6 +218,72 @@ def test_interrupted_training_resumes_from_the_saved_model(installed, data, tmp_
     calls = (run / "logs" / "fid" / "calls").read_text().splitlines()
     assert calls[1] == "--mode refresh --model_name fid --dynet-seed 3"
     assert record["resumed"] and record["attempts"] == 2
+
+
+def _argid_run(installed, data, tmp_path) -> Path:
+    run = tmp_path / "run"
+    vectors = tmp_path / "vectors.txt"
+    vectors.write_text("1 2\nthe 0.1 0.2\n")
+    sesame.prepare(installed, data, Path(__file__).resolve().parent.parent / "resources" / "sample", run,
+                   embeddings=vectors)
+    return run
+
+
+def test_argid_resumes_where_its_loop_was_saved(installed, data, tmp_path, monkeypatch):
+    """Killed after a dev evaluation and before any best model: the state alone makes the next call a
+    refresh with the budget it started with; the record counts the restart and says what it lost."""
+    run = _argid_run(installed, data, tmp_path)
+    config = tmp_path / "argid.json"
+    config.write_text('{"num_epochs": 10, "patience": 3, "dev_eval_epoch_frequency": 1, "eval_after_every_epochs": 2}')
+    monkeypatch.setenv("FAKE_STATE", "1")
+    monkeypatch.setenv("FAKE_CRASH", "1")
+    with pytest.raises(PyfnError, match="argid training failed"):
+        sesame.train(installed, run, "argid", "aid", config, 5)
+    folder = run / "logs" / "aid"
+    assert not (folder / "best-argid-1.5-model").exists() and (folder / sesame.STATE).is_file()
+    monkeypatch.delenv("FAKE_CRASH")
+    changed = tmp_path / "other.json"
+    changed.write_text('{"num_epochs": 1, "patience": 3, "dev_eval_epoch_frequency": 1, "eval_after_every_epochs": 2}')
+    with pytest.raises(PyfnError, match=r"other.json: not the budget aid started with .*differs in num_epochs"):
+        sesame.train(installed, run, "argid", "aid", changed, 5)
+    record = sesame.train(installed, run, "argid", "aid", config, 5)
+    calls = (folder / "calls").read_text().splitlines()
+    assert calls == [f"--mode train --model_name aid --dynet-seed 5 --config {config}",
+                     "--mode refresh --model_name aid --dynet-seed 5"]
+    assert record["attempts"] == 2 and record["restarts"] == 1 and record["dev_evaluations"] == 2
+    assert record["resumed_at"] == [{"epoch": 0, "example": 1, "elapsed": 100.0}]
+    assert "Adam" in record["lost_at_restart"] and record["stopped"] == "patience"
+
+
+def test_progress_record_of_an_argid_run(installed, data, tmp_path, monkeypatch):
+    run = _argid_run(installed, data, tmp_path)
+    config = tmp_path / "argid.json"
+    config.write_text('{"num_epochs": 10, "patience": 3, "dev_eval_epoch_frequency": 1, "eval_after_every_epochs": 2}')
+    with pytest.raises(PyfnError, match="no argid training state yet"):
+        progress(run, "argid", "aid")
+    monkeypatch.setenv("FAKE_STATE", "1")
+    monkeypatch.setenv("FAKE_CRASH", "1")
+    for _ in range(2):  # killed twice, each time after one more dev evaluation
+        with pytest.raises(PyfnError):
+            sesame.train(installed, run, "argid", "aid", config, 1)
+    out = tmp_path / "progress.json"
+    assert main(["open-sesame", "progress", "--run", str(run), "--model", "aid", "--output", str(out)]) == 0
+    record = json.loads(out.read_text())
+    folder = run / "logs" / "aid"
+    state = json.loads((folder / sesame.STATE).read_text())
+    assert record["dev_labeled_f1"] == [{"epoch": 0, "example": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5},
+                                        {"epoch": 0, "example": 3, "precision": 0.5, "recall": 0.5, "f1": 0.6}]
+    assert record["best_dev"] == {"epoch": 0, "example": 3, "f1": 0.6} and record["epochs_done"] == 1.0
+    assert record["budget"]["dev_every_examples"] == 2 and record["stops_by_patience_after_epoch"] == 3
+    last = {"file": state["model"], "sha256": install.sha256_file(folder / state["model"]), "epoch": 0, "example": 3}
+    assert record["checkpoints"]["last"] == last
+    assert record["checkpoints"]["best"]["sha256"] is None  # killed before any best model
+    assert record["restarts"] == 1 and "Adam" in record["lost_at_restart"] and not record["trained"]
+    # two examples trained in 200 - 10 (the second dev evaluation) - 100 seconds
+    assert record["speed"]["train_examples_per_second"] == round(2 / 90, 3)
+    assert record["speed"]["dev_evaluation_seconds"] == 10.0
+    assert f"--run {run} --stage argid --model aid --config {config} --seed 1 >> " in record["resume_command"]
+    assert record["resume_command"].startswith("nohup nice -n 19 pyfn open-sesame train --home ")
 
 
 def test_refusals_name_what_to_do(installed, tmp_path):

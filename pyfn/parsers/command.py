@@ -1,4 +1,5 @@
-"""``pyfn open-sesame setup|prepare|train|decode``: run Open-SESAME on pyfn's data (:mod:`pyfn.parsers.open_sesame`)."""
+"""``pyfn open-sesame setup|prepare|train|decode|progress``: run Open-SESAME on pyfn's data
+(:mod:`pyfn.parsers.open_sesame`, :mod:`pyfn.parsers.open_sesame_progress`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import sys
 from pathlib import Path
 
 from pyfn.errors import UsageError
+from pyfn.fileio import write_text
 from pyfn.parsers import open_sesame as sesame
+from pyfn.parsers.open_sesame_progress import progress
 
 
 def _log(args: argparse.Namespace):
@@ -60,6 +63,15 @@ def _decode(args: argparse.Namespace) -> int:
                                if args.frames_from else None, log=_log(args))
         if record["own_evaluation"]:
             _log(args)(f"{split}: Open-SESAME's own evaluation {json.dumps(record['own_evaluation'], sort_keys=True)}")
+    return 0
+
+
+def _progress(args: argparse.Namespace) -> int:
+    text = json.dumps(progress(Path(args.run), args.stage, args.model), indent=1, sort_keys=True) + "\n"
+    if args.output:
+        write_text(Path(args.output), text)
+    else:
+        sys.stdout.write(text)
     return 0
 
 
@@ -127,3 +139,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     decode.add_argument("--frames-from", help="argid: BIOS file of predicted frames ({split} is replaced), e.g. "
                         "a frameid decode's OUT/{split}.bios (default: the gold frames)")
     decode.set_defaults(func=_decode)
+    report = actions.add_parser("progress", help="how far an argid training has come: epochs, dev F1 at every "
+                                "evaluation, checkpoints' sha256, restarts, speed, the command that resumes it")
+    report.add_argument("--run", required=True, help="a prepared run folder")
+    report.add_argument("--stage", default="argid", choices=["argid"], help="argid (the stage whose loop pyfn's "
+                        "patch saves)")
+    report.add_argument("--model", help="model name, under RUN/logs/ (default: the stage)")
+    report.add_argument("--output", help="JSON file written (default: standard output)")
+    report.set_defaults(func=_progress)

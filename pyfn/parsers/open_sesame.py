@@ -8,7 +8,8 @@ Four steps, each resumable and each leaving a JSON record beside its outputs:
   configuration, pyfn's BIOS files under ``data/open_sesame_v1_data/fn{V}/``, the frame files under
   ``data/fndata-{V}/``, the embeddings);
 - :func:`train`: one of its models with a recorded budget and seed, resumed from its last saved model
-  after an interruption;
+  after an interruption (argid: where pyfn's patch last saved its loop; :mod:`pyfn.parsers.open_sesame_progress`
+  reports how far it has come);
 - :func:`decode`: a split with gold targets (frame identification) or given frames (argument
   identification), the predictions copied out as ``{split}.bios`` with Open-SESAME's own evaluation.
 
@@ -182,6 +183,13 @@ def prepare(
 REUSE_KEYS = ("commit", "patches", "pins", "version")
 TRAINED = "pyfn-train.json"
 """Marks a finished training in ``logs/MODEL/``."""
+STATE = "pyfn-state.json"
+"""argid's loop as pyfn's patch saves it in ``logs/MODEL/`` with the latest weights: epoch, example, order,
+random state, patience and every dev evaluation; ``--mode refresh`` continues from it."""
+COMMAND = "pyfn-train-command.json"
+"""How ``logs/MODEL/`` is being trained (stage, seed, budget file): the command that resumes it."""
+OPTIMIZER_LOST = ("Adam's moments restart from zero at each resume (DyNet's Python API cannot save them); "
+                  "so does DyNet's random state (dropout, noise)")
 
 
 def _trained_sha(folder: Path) -> str | None:
@@ -285,40 +293,80 @@ def model_file(run: Path, stage: str, model: str, version: str) -> Path:
     return Path(run) / "logs" / model / f"best-{stage}-{version}-model"
 
 
+def read_state(folder: Path) -> dict | None:
+    """The loop state (:data:`STATE`) of the model folder ``folder``; None before its first save."""
+    path = Path(folder) / STATE
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except ValueError as exc:
+        raise PyfnError(f"{path}: not the JSON pyfn's patch writes ({exc})") from None
+
+
+def _check_budget(folder: Path, budget: dict, config: Path) -> None:
+    """A resumed training keeps the budget it started with (Open-SESAME's ``configuration.json``)."""
+    path = folder / "configuration.json"
+    if not path.is_file():
+        return
+    started = json.loads(path.read_text(encoding="utf-8"))
+    differs = sorted(key for key in set(started) | set(budget) if started.get(key) != budget.get(key))
+    if differs:
+        raise PyfnError(f"{config}: not the budget {folder.name} started with ({path}; differs in "
+                        f"{', '.join(differs)}): resume with that budget, or train another --model")
+
+
 def train(
     installation: Path, run: Path, stage: str, model: str, config: Path, seed: int, log: Log = lambda _: None,
 ) -> dict:
     """Train ``stage`` as ``logs/{model}`` with the budget ``config`` (Open-SESAME's configuration JSON).
 
     Done once: ``logs/{model}/pyfn-train.json`` marks a finished training. A training interrupted
-    after a model was saved resumes from it (Open-SESAME's ``--mode refresh``, which keeps the saved
-    configuration and counts its epochs anew); the record lists every attempt.
+    after a save resumes (Open-SESAME's ``--mode refresh``, with the budget it started with): argid
+    where pyfn's patch saved its loop (:data:`STATE`), frameid from its best model with its epochs
+    counted anew. The record lists the attempts and what each restart lost.
     """
-    record_path = Path(run) / "logs" / model / TRAINED
+    folder = Path(run) / "logs" / model
+    record_path = folder / TRAINED
     if record_path.is_file():
         log(f"{NAME}: {model} is trained ({record_path})")
         return json.loads(record_path.read_text(encoding="utf-8"))
     prepared = _check_run(run)
     budget = json.loads(Path(config).read_text(encoding="utf-8"))
     saved = model_file(run, _stage(stage), model, prepared["version"])
-    mode = "refresh" if saved.is_file() else "train"
+    mode = "refresh" if saved.is_file() or (folder / STATE).is_file() else "train"
     argv = [_python(installation), "-m", f"sesame.{stage}", "--mode", mode, "--model_name", model,
             "--dynet-seed", str(seed)]
     if mode == "train":
         argv += ["--config", str(Path(config).resolve())]
+    else:
+        _check_budget(folder, budget, Path(config))
+    folder.mkdir(parents=True, exist_ok=True)
+    write_text(folder / COMMAND, json.dumps({
+        "stage": stage, "model": model, "seed": seed, "config": str(config),
+        "config_sha256": sha256_file(Path(config)), "checkout": install.read_record(installation)["checkout"],
+    }, indent=1, sort_keys=True) + "\n")
     log_file = Path(run) / "logs" / f"{model}.train.log"
-    log_file.parent.mkdir(parents=True, exist_ok=True)
     log(f"{NAME}: {'resuming' if mode == 'refresh' else 'training'} {stage} as {model} (seed {seed}; log {log_file})")
     output = _call(argv, installation, Path(run), f"{NAME} {stage} training", log_file)
+    if not saved.is_file():
+        raise PyfnError(f"{NAME} {stage} training ended without a dev F1 above 0: no model saved (log: {log_file})")
     best = (saved.parent / "best-dev-f1.txt").read_text(encoding="utf-8").split()
     attempts = output.count("$ ")
+    state = read_state(folder)
+    stopped = state["finished"] if state else ("patience" if "Ran out of patience" in output else "epochs")
     record = {
         "stage": stage, "model": model, "seed": seed, "budget": budget, "attempts": attempts,
         "resumed": mode == "refresh" or attempts > 1,
-        "stopped": "patience" if "Ran out of patience" in output else "epoch budget",
+        "stopped": "patience" if stopped == "patience" else "epoch budget",
         "best_dev": float(best[-1]) if best else None,
         "model_sha256": sha256_file(saved),
     }
+    if state is not None:
+        record.update(epochs=state["epoch"], dev_evaluations=len(state["evaluations"]),
+                      restarts=len(state["resumes"]), resumed_at=state["resumes"])
+        if state["resumes"]:
+            record["lost_at_restart"] = OPTIMIZER_LOST
     write_text(record_path, json.dumps(record, indent=1, sort_keys=True) + "\n")
     return record
 

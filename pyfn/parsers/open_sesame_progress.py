@@ -1,0 +1,90 @@
+"""How far an Open-SESAME argid training has come, read from its run folder (``pyfn open-sesame progress``).
+
+pyfn's patch of ``argid.py`` saves the training loop at every dev evaluation and epoch end
+(:data:`pyfn.parsers.open_sesame.STATE`); this module turns that state, the model files and
+:data:`~pyfn.parsers.open_sesame.COMMAND` into a small record meant to be committed beside an experiment
+while the training runs over several sessions: epochs done, the learning curve on dev, the best dev
+score, the checkpoints' sha256, the restarts, the wall time, the measured speed and the command that
+resumes the training.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from pyfn.errors import PyfnError
+from pyfn.fileio import sha256_file
+from pyfn.parsers.open_sesame import COMMAND, OPTIMIZER_LOST, TRAINED, model_file, read_state
+
+
+def _speed(state: dict, examples: int, interval: int) -> dict:
+    """Training examples per second between consecutive dev evaluations of one epoch, the mean time of one
+    dev evaluation, and the wall time of one epoch (measured at epoch ends; estimated from these)."""
+    evaluations = state["evaluations"]
+    trained = seconds = 0.0
+    for before, after in zip(evaluations, evaluations[1:]):
+        if after["epoch"] == before["epoch"]:
+            trained += after["example"] - before["example"]
+            seconds += after["elapsed"] - after["dev_seconds"] - before["elapsed"]
+    out: dict = {}
+    if seconds > 0:
+        out["train_examples_per_second"] = round(trained / seconds, 3)
+    if evaluations:
+        out["dev_evaluation_seconds"] = round(sum(e["dev_seconds"] for e in evaluations) / len(evaluations), 1)
+    if "train_examples_per_second" in out and evaluations:
+        out["epoch_hours_estimated"] = round((examples / out["train_examples_per_second"] + (examples - 1) // interval
+                                              * out["dev_evaluation_seconds"]) / 3600, 2)
+    ends = [0.0] + [end["elapsed"] for end in state["epoch_ends"]]
+    out["epoch_hours_measured"] = [round((b - a) / 3600, 2) for a, b in zip(ends, ends[1:])
+                                   if not any(a < r["elapsed"] < b for r in state["resumes"])]
+    return out
+
+
+def progress(run: Path, stage: str = "argid", model: str | None = None) -> dict:
+    """The progress record of ``RUN/logs/{model}`` (default: the stage's name); errors before its first save."""
+    run = Path(run)
+    model = model or stage
+    folder = run / "logs" / model
+    state = read_state(folder)
+    if state is None:
+        raise PyfnError(f"{folder}: no {stage} training state yet (pyfn's patch saves it at the first dev evaluation)")
+    config = json.loads((folder / "configuration.json").read_text(encoding="utf-8"))
+    command = json.loads((folder / COMMAND).read_text(encoding="utf-8"))
+    version = json.loads((run / "prepare.json").read_text(encoding="utf-8"))["version"]
+    interval = config["dev_eval_epoch_frequency"] * config["eval_after_every_epochs"]
+    examples = len(state["order"])
+    evaluations = state["evaluations"]
+    best = max(evaluations, key=lambda e: e["lf"], default=None)
+    best_file = model_file(run, stage, model, version)
+    resume = ["pyfn", "open-sesame", "train", "--home", command["checkout"], "--run", str(run), "--stage", stage,
+              "--model", model, "--config", command["config"], "--seed", str(command["seed"])]
+    log = run / "logs" / f"{model}.nohup.log"
+    return {
+        "run": str(run), "model": model, "stage": stage, "finished": state["finished"],
+        "trained": (folder / TRAINED).is_file(),
+        "budget": {"num_epochs": config["num_epochs"], "patience": config["patience"],
+                   "dev_every_examples": interval, "config": command["config"],
+                   "config_sha256": command["config_sha256"], "seed": command["seed"]},
+        "train_examples": examples,
+        "epochs_done": round(state["epoch"] + state["example"] / examples, 3),
+        "last_improvement_epoch": state["last_updated_epoch"],
+        "stops_by_patience_after_epoch": state["last_updated_epoch"] + config["patience"],
+        "dev_labeled_f1": [{"epoch": e["epoch"], "example": e["example"], "precision": round(e["lp"], 5),
+                            "recall": round(e["lr"], 5), "f1": round(e["lf"], 5)} for e in evaluations],
+        "best_dev": None if best is None else {"epoch": best["epoch"], "example": best["example"],
+                                               "f1": round(best["lf"], 5)},
+        "checkpoints": {
+            "best": {"file": best_file.name, "sha256": sha256_file(best_file) if best_file.is_file() else None},
+            "last": {"file": state["model"], "sha256": sha256_file(folder / state["model"]),
+                     "epoch": state["epoch"], "example": state["example"]},
+        },
+        "restarts": len(state["resumes"]), "resumed_at": state["resumes"],
+        **({"lost_at_restart": OPTIMIZER_LOST} if state["resumes"] else {}),
+        "wall_hours_to_last_save": round(state["elapsed"] / 3600, 2),
+        "speed": _speed(state, examples, interval),
+        "resume_command": (f"nohup nice -n 19 {shlex.join(resume)} >> {shlex.quote(str(log))} 2>&1 &"),
+        "resume_from": "the repository root (the --config path is relative to it)"
+                       if not Path(command["config"]).is_absolute() else "anywhere",
+    }
