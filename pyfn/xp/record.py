@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pyfn import __version__
+from pyfn.errors import PyfnError
 from pyfn.fileio import LOCK_NAME, sha256_file
 from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.scoring.breakdown import digest
@@ -38,6 +39,33 @@ def versions() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             out[name] = None
     return out
+
+
+PARSER_RUN = "prepare.json"
+"""The record ``pyfn open-sesame prepare`` (and ``pyfn semafor prepare``) writes in an external parser's run folder."""
+PARSER_KEYS = ("parser", "commit", "patches", "pins")
+"""What trained an external parser's models: its full commit, pyfn's patches (sha256) and the packages
+pinned in its environment (e.g. ``dynet38==2.2``)."""
+
+
+def parsers(layout: Layout) -> dict[str, dict[str, Any]]:
+    """The environment of every external parser's run folder under ``work/``, by its path relative to the
+    experiment folder (:data:`PARSER_KEYS` of its ``prepare.json``; linked folders are not entered)."""
+    if not layout.work.is_dir():
+        return {}
+    out = {}
+    for directory, _, files in os.walk(layout.work):
+        if PARSER_RUN not in files:
+            continue
+        path = Path(directory) / PARSER_RUN
+        try:
+            prepared = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise PyfnError(f"{path}: not JSON ({exc})") from None
+        if isinstance(prepared, dict) and "parser" in prepared and "commit" in prepared:
+            out[str(Path(directory).relative_to(layout.folder))] = {
+                key: prepared[key] for key in PARSER_KEYS if key in prepared}
+    return dict(sorted(out.items(), key=lambda item: Path(item[0])))
 
 
 MACHINE_KEYS = ("source",)
@@ -164,6 +192,7 @@ def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
         "recipe": recipe.raw,
         "recipe_sha256": recipe_sha256(layout.folder),
         "versions": versions(),
+        "parsers": parsers(layout),
         "inputs": {"framenet": source_record(recipe) | {"fingerprint": data.get("release", {}).get("fingerprint")}},
         "data": {
             key: data.get(key)
