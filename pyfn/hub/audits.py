@@ -17,6 +17,10 @@ from typing import Any
 from pyfn.resources import resource_path
 
 AUDITS = ("hub", "audits.json")
+HOW = "`pyfn audit` checks any split given as pyfn output, Open-SESAME CoNLL files or id lists."
+PYFN_TWICE = ("pyfn's split keeps a set twice when FrameNet holds its sentence twice with different spacing "
+              "(`non - nuclear` / `non-nuclear`): its duplicate rule compares target offsets in the raw text, as "
+              "Kabbach et al.'s published counts do.")
 
 
 @cache
@@ -50,18 +54,22 @@ def _options(signature: str) -> str:
     return "|".join(part for part in signature.split("|") if not part.startswith("v:"))
 
 
-def audit_rows(version: str, signatures: Mapping[str, str]) -> tuple[list[list[str]], list[str]]:
+def audit_rows(version: str, fingerprint: str, signatures: Mapping[str, str]) -> tuple[list[list[str]], list[str]]:
     """The table rows recorded for FrameNet ``version`` and the notes that go with them: how they were
-    measured, and whether pyfn's rows audited this folder's data (``signatures``: config -> signature)."""
+    measured, and whether they audited this folder's release (``fingerprint``) and data (``signatures``:
+    config -> signature)."""
     release = recorded()["releases"].get(version)
     if release is None:
-        return [], [f"No `pyfn audit` of another project's split of FrameNet {version} is recorded "
-                    "(frame-semantic-transformer uses FrameNet 1.7 only). `pyfn audit` checks any split given as "
-                    "pyfn output, Open-SESAME CoNLL files or id lists."]
-    rows, notes = [], [f"Measured on {release['release']} (fingerprint `{release['fingerprint'][:16]}...`). "
-                       + release["note"], ""]
+        return [], [f"No `pyfn audit` of a split of FrameNet {version} is recorded. {HOW}"]
+    same = "this folder's" if release["fingerprint"] == fingerprint else "ANOTHER copy than this folder's"
+    rows = [row(entry["label"], entry["audit"]) for entry in release["splits"]]
+    notes = [" ".join(filter(None, (f"Measured on {release['release']}, {same} release (fingerprint "
+                                    f"`{release['fingerprint'][:16]}...`).", release["note"], PYFN_TWICE)))]
+    if all(entry["project"] == "pyfn" for entry in release["splits"]):
+        notes[0] += (f" No audit of another project's split of FrameNet {version} is recorded "
+                     f"(frame-semantic-transformer uses FrameNet 1.7 only). {HOW}")
+    notes.append("")
     for entry in release["splits"]:
-        rows.append(row(entry["label"], entry["audit"]))
         notes.append(f"- {entry['label']}: `{entry['command']}`")
         config = entry.get("config")
         if config and _options(signatures.get(config, "")) != _options(entry["signature"]):

@@ -276,7 +276,8 @@ def _peers_section(manifest: Mapping[str, Any]) -> list[str]:
     version = manifest["release"]["version"]
     lines = ["## How this differs from Open-SESAME's and frame-semantic-transformer's splits", ""]
     lines += [f"- **{name}** ({where}): {rule}." for name, where, rule in PEER_RULES]
-    rows, notes = audit_rows(version, {c: manifest["configs"][c]["signature"] for c in (FULLTEXT, EXEMPLARS)})
+    rows, notes = audit_rows(version, manifest["release"]["fingerprint"],
+                             {c: manifest["configs"][c]["signature"] for c in (FULLTEXT, EXEMPLARS)})
     lines.append("")
     if rows:
         lines += [f"`pyfn audit` on FrameNet {version} (sentences compared lower-cased and without whitespace; "
