@@ -1,18 +1,25 @@
-"""Builds the compiled twins of the annotation readers' inner loops (pyfn/framenet/_clayers.pyx) and
+"""Declares pyfn's packages (found, not listed: every folder under pyfn/ with an __init__.py, plus
+resources/ installed as pyfn._resources) and builds the compiled twins of the annotation readers' inner loops (pyfn/framenet/_clayers.pyx) and
 the compiled JSON-line decoder and writers' per-set work (pyfn/formats/_cjsonl.pyx, _cwrite.pyx); the rest of the package is declared in
 setup.cfg. Without Cython or a C compiler the extensions are skipped and pyfn uses the Python twins
 (pyfn/framenet/layers.py and annotations.py, pyfn/formats/jsonl.py, bios.py, semafor.py: the same
-output, slower)."""
+output, slower). PYFN_BUILD_PURE=1 skips them on purpose (the packaging test builds a wheel in seconds)."""
 
 import hashlib
+import os
 from pathlib import Path
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 SOURCES = {"pyfn.framenet._clayers": "pyfn/framenet/_clayers.pyx", "pyfn.formats._cjsonl": "pyfn/formats/_cjsonl.pyx",
            "pyfn.formats._cwrite": "pyfn/formats/_cwrite.pyx"}
 
+# resources/ (sample, split lists, templates, patches) is installed inside the package as pyfn._resources
+PACKAGES = [*find_packages(include=["pyfn", "pyfn.*"]), "pyfn._resources"]
+
 try:
+    if os.environ.get("PYFN_BUILD_PURE") == "1":
+        raise ImportError("PYFN_BUILD_PURE=1")
     import lxml
     from Cython.Build import cythonize
 except ImportError as exc:  # a build without isolation, in an environment lacking them
@@ -29,4 +36,4 @@ else:
     for extension in extensions:
         extension.optional = True  # a failed compile is a warning, not a failed install (cythonize drops the flag)
 
-setup(ext_modules=extensions)
+setup(packages=PACKAGES, package_dir={"pyfn._resources": "resources"}, ext_modules=extensions)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = "2.0.0a1"
 __all__ = ["Split", "__version__", "load", "read", "to_hf"]
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from pyfn import __version__
+
 CASES = Path(__file__).parent / "scoring" / "cases"
 LEXICON = Path(__file__).parent / "scoring" / "lexicon"
 LEX = ["--frames", str(LEXICON / "frames.xml"), "--relations", str(LEXICON / "frRelations.xml")]
@@ -25,7 +27,7 @@ def test_score_json_has_points_and_signature():
         assert isinstance(out[key], float)
     assert out["matched"] == out["gold"] == out["predicted"] > 0
     assert out["signature"].startswith("semeval|exact|faithful|gold:")
-    assert "|rel:file:" in out["signature"] and out["signature"].endswith("|v:0.1.0")
+    assert "|rel:file:" in out["signature"] and out["signature"].endswith(f"|v:{__version__}")
 
 
 def test_score_text_and_per_sentence():

@@ -8,6 +8,7 @@ import pytest
 
 from conftest import FN15_STD_FORMATS
 
+from pyfn import __version__
 from pyfn.convert import SplitSpec, convert
 from pyfn.formats import jsonl
 from pyfn.resources import resource_path
@@ -33,7 +34,7 @@ def test_published_fulltext_counts(ft):
     assert manifest["splits"]["train"] == {"sentences": 2654, "annotation_sets": 16706}
     assert manifest["splits"]["test"] == {"sentences": 875, "annotation_sets": 4148}
     assert manifest["splits"]["dev"] == {"sentences": 328, "annotation_sets": 2319}
-    assert manifest["signature"] == "fn:1.5|split:std-2017|ex:no|filters:none|dedup:annoset|excl:398|v:0.1.0"
+    assert manifest["signature"] == f"fn:1.5|split:std-2017|ex:no|filters:none|dedup:annoset|excl:398|v:{__version__}"
     assert manifest["warnings"] == []
 
 
