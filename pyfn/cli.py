@@ -1043,6 +1043,12 @@ def _add_open_sesame(sub: argparse._SubParsersAction) -> None:
     add_parser(sub)
 
 
+def _add_simpleframeid(sub: argparse._SubParsersAction) -> None:
+    from pyfn.parsers.simpleframeid_command import add_parser  # noqa: PLC0415
+
+    add_parser(sub)
+
+
 def _add_semafor(sub: argparse._SubParsersAction) -> None:
     from pyfn.parsers.semafor_command import add_parser  # noqa: PLC0415
 
@@ -1093,6 +1099,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_verify(sub)
     _add_baseline(sub)
     _add_open_sesame(sub)
+    _add_simpleframeid(sub)
     _add_semafor(sub)
     _add_cache(sub)
     for p in [parser, *subparsers(parser)]:  # the deepest parser used names itself, for errors found later

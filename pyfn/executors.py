@@ -35,7 +35,7 @@ RETRIES = 1
 INSTALL = 'the dask executor needs dask.distributed: pip install "pyfn[dask]"'
 TAIL = 20
 """Lines of a failed command's stderr shown in the error."""
-ENV_PREFIXES = ("PYFN_", "NLTK_DATA", "SESAME_")
+ENV_PREFIXES = ("PYFN_", "NLTK_DATA", "SESAME_", "SIMPLEFRAMEID_")
 """Environment variables a task takes from the client: pyfn's paths (release, caches) and its parsers'."""
 
 

@@ -1,5 +1,7 @@
 """Install an external parser for pyfn to run: a clean copy of the user's checkout at its commit, pyfn's
-recorded patches applied to the copy, and a virtual environment with pinned packages.
+recorded patches applied to the copy, and a virtual environment with pinned packages; for a parser that runs
+under another interpreter (SimpleFrameId: Python 2.7), its pinned packages installed for that interpreter
+into ``site/`` (``pip install --target``) beside the virtual environment.
 
 The user's checkout is only read (``git archive`` of its ``HEAD``): patches never touch it. An
 installation is keyed by the commit, the patches and the pins, and is reused while those stay the
@@ -52,24 +54,43 @@ def checkout_commit(home: Path, marker: str) -> str:
     return _run(["git", "-C", str(home), "rev-parse", "HEAD"], f"{home}").strip()
 
 
+def interpreter_version(python: str) -> str:
+    """``python``'s version as it prints it (``Python 2.7.18``); an error names the interpreter."""
+    try:
+        proc = subprocess.run([python, "--version"], capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise PyfnError(f"{python}: cannot run this interpreter: {exc.strerror}") from None
+    version = (proc.stdout + proc.stderr).strip()
+    if proc.returncode or not version.startswith("Python "):
+        raise PyfnError(f"{python}: not a Python interpreter (`{python} --version` printed {version!r})")
+    return version
+
+
 def install(
     name: str, home: Path, marker: str, patches: Sequence[Path], pins: Sequence[str], root: Path,
-    log=lambda line: None,
+    log=lambda line: None, *, site_python: str | None = None, site_pins: Sequence[str] = (),
 ) -> Path:
     """Install ``name`` from the checkout ``home`` under ``root``; returns the installation folder.
 
-    The folder holds ``src/`` (the patched copy), ``venv/`` and ``install.json``.
+    The folder holds ``src/`` (the patched copy), ``venv/`` and ``install.json``; with ``site_python``
+    (another interpreter, which runs the parser itself), also ``site/``: ``site_pins`` installed for it
+    with its own pip (``pip install --target``), its version and ``pip freeze --path`` in the record.
     """
     home = Path(home).resolve()
     commit = checkout_commit(home, marker)
     patch_digests = {Path(p).name: sha256_file(Path(p)) for p in patches}
-    key = hashlib.sha256(json.dumps([commit, list(patch_digests.items()), list(pins)]).encode()).hexdigest()[:12]
+    identity: list = [commit, list(patch_digests.items()), list(pins)]
+    site_version = None
+    if site_python is not None:
+        site_version = interpreter_version(site_python)
+        identity += [site_version, list(site_pins)]
+    key = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:12]
     folder = Path(root) / f"{name}-{commit[:12]}-{key}"
     if (folder / RECORD).is_file():
         log(f"{name}: installed in {folder}")
         return folder
     with locked_directory(folder):
-        for stale in ("src", "venv"):  # an interrupted installation: never recorded, redone
+        for stale in ("src", "venv", "site"):  # an interrupted installation: never recorded, redone
             shutil.rmtree(folder / stale, ignore_errors=True)
         log(f"{name}: copying {home} at {commit[:12]} to {folder}")
         archive = subprocess.run(["git", "-C", str(home), "archive", "--format=tar", commit],
@@ -92,8 +113,20 @@ def install(
             "parser": name, "checkout": str(home), "commit": commit, "patches": patch_digests,
             "pins": list(pins), "freeze": sorted(freeze.split()),
         }
+        if site_python is not None:
+            record["site"] = _install_site(name, folder / "site", site_python, site_pins, log)
+            record["site"]["python_version"] = site_version
         write_text(folder / RECORD, json.dumps(record, indent=1, sort_keys=True) + "\n")
     return folder
+
+
+def _install_site(name: str, site: Path, python: str, pins: Sequence[str], log) -> dict:
+    """``pins`` installed into ``site`` for the interpreter ``python``; returns what the record keeps of it."""
+    log(f"{name}: installing {' '.join(pins)} for {python} into {site}")
+    pip = [python, "-m", "pip", "--disable-pip-version-check"]
+    _run([*pip, "install", "--quiet", "--no-cache-dir", "--target", str(site), *pins], f"{name}: pip install --target")
+    freeze = _run([*pip, "freeze", "--path", str(site)], f"{name}: pip freeze --path")
+    return {"python": python, "pins": list(pins), "freeze": sorted(line for line in freeze.split() if "==" in line)}
 
 
 def read_record(folder: Path) -> dict:

@@ -114,6 +114,8 @@ class Recipe:
     filter_scope: str = "train"
     lexicon: str = "train"
     exclude_frames: tuple[int, ...] = ()
+    allow_incomplete: bool = False
+    """Build even when split documents are missing from the release (``--allow-incomplete``; never standard)."""
     formats: tuple[str, ...] = ("jsonl", "semafor", "bios", "conllu", "semeval")
     preprocess: str | None = "spacy"
     model: str | None = None
@@ -271,6 +273,7 @@ def load_recipe(folder: Path) -> Recipe:
                              "filter_scope", f"{where} [data]"),
         lexicon=_choice(_get(data, "lexicon", str, f"{where} [data]", "train"), LEXICONS, "lexicon", f"{where} [data]"),
         exclude_frames=tuple(_get(data, "exclude_frames", list, f"{where} [data]", [])),
+        allow_incomplete=_get(data, "allow_incomplete", bool, f"{where} [data]", False),
         formats=tuple(_get(data, "formats", list, f"{where} [data]", ["jsonl", "semafor", "bios", "conllu", "semeval"])),
         preprocess=None if tool == "none" else tool,
         model=_get(pre, "model", str, f"{where} [preprocess]", None),

@@ -132,6 +132,23 @@ def own_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
     return rows
 
 
+def reference_rows(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, ...]]:
+    """``(system, published total/ambiguous/no-lex, measured ones, total difference)`` for every system the
+    recipe's ``[reference]`` table names (published numbers in %, measured on the last scored split)."""
+    reference = recipe.raw.get("reference") or {}
+    split = recipe.score_splits[-1]
+    rows = []
+    for system, published in reference.items():
+        if not isinstance(published, dict):
+            continue
+        measured = manifest.get("scores", {}).get(system, {}).get(split, {}).get("frameid")
+        ours = [100 * measured[key]["accuracy"] for key, _ in FRAMEID_COLUMNS] if measured else None
+        rows.append((system, " / ".join(f"{published[key]:.1f}" for key, _ in FRAMEID_COLUMNS),
+                     " / ".join(f"{v:.1f}" for v in ours) if ours else "not run",
+                     f"{ours[0] - published['total']:+.1f}" if ours else "n/a"))
+    return rows
+
+
 def _cell(text: str) -> str:
     """A Markdown table cell: ``|`` escaped (signatures are ``|``-separated)."""
     return text.replace("|", "\\|")
@@ -186,6 +203,12 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                 "correction over the pairs of a task.", "", "| task | ranking | pairs (later minus earlier) |",
                 "|---|---|---|"]
         out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in ranking_rows(manifest)]
+    if reference_rows(recipe, manifest):
+        source = recipe.raw["reference"].get("source", "the recipe's [reference] table")
+        out += ["", "## Beside the published numbers", "", f"Accuracy in % (total / ambiguous / no-lex) on "
+                f"{recipe.score_splits[-1]}, published ({_cell(str(source))}; see experiment.toml) and measured "
+                "here.", "", "| system | published | measured | total: measured minus published |", "|---|---|---|---|"]
+        out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in reference_rows(recipe, manifest)]
     if own_rows(manifest):
         out += ["", "## The parsers' own evaluation", "", "What each external parser printed about the same "
                 "predictions pyfn scored above (its own counting: see pyfn's README for how it differs).", "",

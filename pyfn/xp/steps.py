@@ -113,6 +113,8 @@ def _build_args(recipe: Recipe) -> list[str]:
         args += ["--filter", *recipe.filters]
     if recipe.filter_scope != "train":
         args += ["--filter-scope", recipe.filter_scope]
+    if recipe.allow_incomplete:
+        args.append("--allow-incomplete")
     if recipe.split != "standard":
         args += ["--split", recipe.split, "--seed", str(recipe.seed)]
         if recipe.split == "kfold":

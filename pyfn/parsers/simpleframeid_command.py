@@ -1,0 +1,125 @@
+"""``pyfn simpleframeid setup|prepare|train|decode``: run SimpleFrameId on pyfn's data
+(:mod:`pyfn.parsers.simpleframeid`)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from pyfn.errors import UsageError
+from pyfn.parsers import simpleframeid as sfi
+
+
+def _log(args: argparse.Namespace):
+    return (lambda line: None) if args.quiet else (lambda line: print(f"pyfn: {line}", file=sys.stderr))
+
+
+def _home(args: argparse.Namespace) -> Path:
+    home = args.home or os.environ.get("SIMPLEFRAMEID_HOME")
+    if not home:
+        raise UsageError("no SimpleFrameId checkout: pass --home DIR or set SIMPLEFRAMEID_HOME "
+                         "(git clone https://github.com/UKPLab/eacl2017-oodFrameNetSRL)")
+    return Path(home)
+
+
+def _installation(args: argparse.Namespace) -> Path:
+    patches = [Path(p) for p in args.patch] if args.patch is not None else None
+    root = Path(args.install_dir) if args.install_dir else None
+    return sfi.setup(_home(args), args.python, root, patches, _log(args))
+
+
+def _setup(args: argparse.Namespace) -> int:
+    print(_installation(args))
+    return 0
+
+
+def _prepare(args: argparse.Namespace) -> int:
+    record = sfi.prepare(
+        _installation(args), Path(args.data), Path(args.lexicon), Path(args.run),
+        embeddings=Path(args.embeddings) if args.embeddings else None,
+        text=[Path(t) for t in args.text] if args.text else None, log=_log(args))
+    _log(args)(f"prepared {args.run} (SimpleFrameId {record['commit'][:12]}, "
+               f"embeddings: {record['embeddings']['source']})")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    wsabie = {key: value for key in sfi.WSABIE if (value := getattr(args, key)) is not None}
+    if wsabie and args.classifier != "wsb":
+        raise UsageError(f"--{next(iter(wsabie)).replace('_', '-')} is a WSABIE setting (--classifier wsb)")
+    record = sfi.train(_installation(args), Path(args.run), args.model or f"{args.classifier}-{args.context}",
+                       args.classifier, args.context, args.seed, log=_log(args), **wsabie)
+    _log(args)(f"{record['model']}: trained in {record['seconds']} s (seed {record['seed']})")
+    return 0
+
+
+def _decode(args: argparse.Namespace) -> int:
+    for split in args.splits:
+        record = sfi.decode(_installation(args), Path(args.run), args.model, split, Path(args.output), log=_log(args))
+        _log(args)(f"{split}: {record['summary']}")
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--home", help="the eacl2017-oodFrameNetSRL git checkout (default: $SIMPLEFRAMEID_HOME); only read")
+    p.add_argument("--python", default=os.environ.get(sfi.PYTHON_ENV) or sfi.DEFAULT_PYTHON,
+                   help=f"the Python 2.7 interpreter SimpleFrameId runs under (default: ${sfi.PYTHON_ENV}, "
+                   f"else {sfi.DEFAULT_PYTHON})")
+    p.add_argument("--install-dir", help="where installations go (default: $PYFN_CACHE/parsers or "
+                   "~/.cache/pyfn/parsers)")
+    p.add_argument("--patch", nargs="*", metavar="FILE",
+                   help="patches applied to the copy (default: pyfn's resources/parsers/simpleframeid.patch; "
+                   "no FILE: none)")
+    p.add_argument("--quiet", action="store_true", help="no progress messages")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the ``simpleframeid`` sub-command to a ``pyfn`` sub-parser set."""
+    p = sub.add_parser(
+        "simpleframeid",
+        help="install, train and decode SimpleFrameId (frame identification) on pyfn's SEMAFOR files",
+        description="Run SimpleFrameId (UKPLab/eacl2017-oodFrameNetSRL, Hartmann et al. 2017) on pyfn's data: "
+                    "setup installs a patched copy of your checkout with its Python 2.7 packages; prepare lays "
+                    "out a run folder (SEMAFOR files, the train-only lexicon, embeddings); train trains one "
+                    "classifier (nn: the MLP, wsb: WSABIE) on one context (sentbow: the sentence's words, depbow: "
+                    "the target's dependents and head); decode writes {split}.frames predictions for "
+                    "`pyfn convert --from semafor --to semeval --gold DATA`.",
+    )
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    setup = actions.add_parser("setup", help="install SimpleFrameId (once per commit, patches, pins and "
+                               "interpreter); prints the installation folder")
+    _common(setup)
+    setup.set_defaults(func=_setup)
+    prepare = actions.add_parser("prepare", help="lay out a run folder: SEMAFOR files, lexicon, embeddings")
+    _common(prepare)
+    prepare.add_argument("--data", required=True, help="`pyfn convert --to semafor --preprocess spacy` folder")
+    prepare.add_argument("--lexicon", required=True, help="`pyfn generate` folder (its train-only lu_frames.tsv)")
+    prepare.add_argument("--run", required=True, help="the run folder (created)")
+    prepare.add_argument("--embeddings", default=os.environ.get("SIMPLEFRAMEID_EMBEDDINGS"),
+                         help="text embeddings, a word and its vector a line, e.g. Levy's deps.words (default: "
+                         "$SIMPLEFRAMEID_EMBEDDINGS; unset: word2vec vectors trained on --text)")
+    prepare.add_argument("--text", nargs="+", metavar="FILE",
+                         help="sentences, one a line, for the word2vec vectors (default: DATA/train.sentences), "
+                         "e.g. a --with-exemplars conversion's train.sentences")
+    prepare.set_defaults(func=_prepare)
+    train = actions.add_parser("train", help="train one classifier on one context (done once per model)")
+    _common(train)
+    train.add_argument("--run", required=True, help="a prepared run folder")
+    train.add_argument("--classifier", required=True, choices=sfi.CLASSIFIERS, help="nn (MLP) or wsb (WSABIE)")
+    train.add_argument("--context", required=True, choices=sfi.CONTEXTS,
+                       help="sentbow (the sentence's words) or depbow (the target's dependents and head)")
+    train.add_argument("--model", help="model name, under RUN/models/ (default: CLASSIFIER-CONTEXT)")
+    train.add_argument("--seed", type=int, default=1, help="numpy's seed, from which Keras and WSABIE draw (default 1)")
+    for key, value in sfi.WSABIE.items():
+        train.add_argument(f"--{key.replace('_', '-')}", type=int, help=f"WSABIE's {key} (default: upstream's {value})")
+    train.set_defaults(func=_train)
+    decode = actions.add_parser("decode", help="predict the frames of the gold targets of dev/test")
+    _common(decode)
+    decode.add_argument("--run", required=True, help="a prepared run folder")
+    decode.add_argument("--model", required=True, help="a trained model's name")
+    decode.add_argument("--splits", nargs="+", default=["test"], choices=["dev", "test"], help="default: test")
+    decode.add_argument("--output", required=True, help="folder for {split}.frames and {split}.sentences")
+    decode.set_defaults(func=_decode)
