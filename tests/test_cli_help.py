@@ -13,7 +13,7 @@ from pyfn.cli import FROM_FORMATS, TO_FORMATS, build_parser, subparsers
 from pyfn.formats.registry import READERS, RELEASE_FORMATS, WRITERS
 
 COMMANDS = ["convert", "generate", "preprocess", "score", "compare", "compare-runs", "check-release", "audit", "show",
-            "xp", "verify", "baseline", "open-sesame", "semafor", "cache", "export"]
+            "xp", "verify", "baseline", "open-sesame", "semafor", "simpleframeid", "cache", "export"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
