@@ -55,8 +55,12 @@ CONTEXTS = ("sentbow", "depbow")
 WSABIE = {"components": 1500, "max_sampled": 10, "epochs": 500}
 """WSABIE's hyper-parameters in upstream's ``main.py`` (the MLP's are fixed in its ``classifier.py``:
 256-100 ReLU, Adagrad, 100 epochs)."""
-DIM = 300
-"""Dimension of the vectors pyfn trains (upstream's README uses Levy's 300-d dependency-based vectors)."""
+DIM = 100
+"""Dimension of the vectors pyfn trains (upstream's README uses Levy's 300-d dependency-based vectors; 100 keeps
+word2vec on fulltext + exemplar text, and the MLP's and WSABIE's input, three times smaller on a small machine)."""
+W2V_EPOCHS = 5
+"""word2vec's passes over the text (gensim's default; the text of fulltext train + exemplars has some 3.7 million
+tokens on FN 1.5)."""
 VECTORS = "embeddings/vectors.txt"
 TRAINED = "pyfn-train.json"
 HASH_SEED = "0"
@@ -167,12 +171,11 @@ def _vectors(installation: Path, run: Path, embeddings: Path | None, texts: Sequ
         else:
             _link(embeddings.resolve(), target)
         return {"source": embeddings.name, "sha256": sha256_file(embeddings)}
-    how = {"text": [str(t) for t in texts], "text_sha256": _text_digest(texts), "dim": DIM,
+    how = {"text": [str(t) for t in texts], "text_sha256": _text_digest(texts), "dim": DIM, "epochs": W2V_EPOCHS,
            "trainer": "pyfn/parsers/word2vec_script.py (gensim Word2Vec: skip-gram, window 5, min_count 1, "
-                      "20 epochs, one worker, seed 1, PYTHONHASHSEED 0; lower-cased whitespace tokens)"}
+                      "one worker, seed 1, PYTHONHASHSEED 0; lower-cased whitespace tokens)"}
     old = previous.get("embeddings", {})
-    if old.get("how", {}).get("text_sha256") == how["text_sha256"] and old.get("how", {}).get("dim") == DIM \
-            and target.is_file() and sha256_file(target) == old.get("sha256"):
+    if old.get("how", {}) == how and target.is_file() and sha256_file(target) == old.get("sha256"):
         log(f"{NAME}: word2vec vectors already trained on this text ({target})")
         return old
     corpus = run / "embeddings" / "text.txt"
@@ -185,7 +188,7 @@ def _vectors(installation: Path, run: Path, embeddings: Path | None, texts: Sequ
     log(f"{NAME}: training {DIM}-d word2vec vectors on {', '.join(str(t) for t in texts)}")
     env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
     argv = [str(installation / "venv" / "bin" / "python"), str(Path(__file__).with_name("word2vec_script.py")),
-            str(corpus), str(raw), str(DIM), "1"]
+            str(corpus), str(raw), str(DIM), "1", str(W2V_EPOCHS)]
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     if proc.returncode:
         raise PyfnError(f"{NAME}: word2vec failed (exit {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}")
