@@ -166,7 +166,7 @@ def _trainer(stop_at: int | None, killed_after: int | None = None):
     """A fake TrainingBatchMain: from its restart checkpoint, values and a checkpoint every 5 iterations."""
     def script(step, args, run):
         start = 0
-        restart = [a for a in args if a.startswith("restartfile:")]
+        restart = [a for a in args if a.startswith("restartfile:") and a != "restartfile:null"]
         lines = [(100.0, "$ java TrainingBatchMain")]
         if restart:
             start = int(restart[0].rsplit("_", 1)[1])

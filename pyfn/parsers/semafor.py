@@ -705,8 +705,8 @@ def _lbfgs(installation: Path, run: Path, stage: str, cls: str, args: list[str],
         for name in skipped:
             (folder / name).unlink()
     write_text(folder / ATTEMPTS, json.dumps([*attempts, attempt], indent=1) + "\n")
+    args = [*args, f"{restart_option}:{stage}/{start[1].name}" if start else f"{restart_option}:null"]
     if start:
-        args = [*args, f"{restart_option}:{stage}/{start[1].name}"]
         log(f"{NAME}: {stage}: resuming from {start[1].name} (attempt {attempt['number']}; L-BFGS memory lost)")
     (folder / model).unlink(missing_ok=True)
     seconds = _java(installation, run, f"{stage} training", cls, args, heap=settings["heap"],
@@ -874,6 +874,13 @@ def progress(run: Path, stage: str = "argid", *, resume_command: str | None = No
     status = "finished" if trained else "running" if pid and pid_alive(pid) else "stopped" if parsed else "not started"
     model = "argmodel.dat" if stage == "argid" else "idmodel.dat"
     steps = {p.name[:-len(".done.json")]: _done(p) for p in sorted(folder.glob("*.done.json"))}
+    for step in ("alphabet", "cache", "events"):  # begun, not recorded done: when its last attempt started
+        log_file = logs / f"{stage}-{step}.log"
+        if step not in steps and log_file.is_file():
+            starts = re.findall(r"^(\d+\.\d+) \$ java", log_file.read_text(encoding="utf-8", errors="replace"), re.M)
+            if starts:
+                steps[step] = {"unfinished": True, "attempts": len(starts), "last_started": time.strftime(
+                    "%Y-%m-%dT%H:%M:%SZ", time.gmtime(float(starts[-1])))}
     saved = [{"name": p.name, "iteration": n, "sha256": sha256_file(p), "bytes": p.stat().st_size,
               "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(p.stat().st_mtime))}
              for n, p in checkpoints(folder, model)]

@@ -86,6 +86,10 @@ def resume_command(run: Path, stage: str, config: str | None) -> str:
 def _status(args: argparse.Namespace) -> int:
     record = semafor.progress(Path(args.run), args.stage,
                               resume_command=resume_command(Path(args.run), args.stage, args.config))
+    if args.output:
+        record["refresh_command"] = " ".join(map(shlex.quote, [
+            "pyfn", "semafor", "status", "--run", args.run, "--stage", args.stage,
+            *(["--config", args.config] if args.config else []), "--output", args.output]))
     text = json.dumps(record, indent=1, sort_keys=True) + "\n"
     if args.output:
         write_text(Path(args.output), text)
