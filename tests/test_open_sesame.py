@@ -43,7 +43,7 @@ if os.environ.get("FAKE_STATE") and opts.mode in ("train", "refresh"):  # pyfn's
     n = len(state["evaluations"])
     state["checkpoint"] += 1
     state["evaluations"].append({"epoch": 0, "example": 2 * n + 1, "lp": 0.5, "lr": 0.5, "lf": 0.5 + n / 10,
-                                 "dev_seconds": 10.0, "elapsed": 100.0 * (n + 1)})
+                                 "dev_seconds": 10.0, "elapsed": 100.0 * (n + 1), "dev_cpu": 5.0, "cpu": 50.0 * (n + 1)})
     state.update(model="last-argid-%s-model.%d" % (v, state["checkpoint"] % 2), epoch=0, example=2 * n + 1,
                  last_updated_epoch=0, elapsed=100.0 * (n + 1),
                  finished=None if os.environ.get("FAKE_CRASH") else "patience")
@@ -151,8 +151,9 @@ def test_shipped_patch_applies_only_what_its_header_says():
     # 3, argid's resume: what it replaces of Open-SESAME's loop, and nothing else
     assert [line[1:].strip() for line in changed["argid.py"] if line.startswith("-") and " * " not in line] == [
         'if options.mode in ["test", "refresh", "predict"]:', 'if options.mode in ["refresh"]:',
-        "for epoch, _ in enumerate(epoch_iterator):", "random.shuffle(trainexamples)",
+        "starttime = time.time()", "for epoch, _ in enumerate(epoch_iterator):", "random.shuffle(trainexamples)",
         "train_iterator = tqdm.tqdm(trainexamples,", "for idx, trex in enumerate(train_iterator, 1):",
+        "devstarttime = time.time()",
         'with open(os.path.join(model_dir, "best-dev-f1.txt"), "w") as fout:',
         'fout.write("{}\\n".format(best_dev_f1))',
         "fout.close()", "", "model.save(model_file_name)", "if epoch - last_updated_epoch > PATIENCE:", "loss = 0.0"]
@@ -282,6 +283,8 @@ def test_progress_record_of_an_argid_run(installed, data, tmp_path, monkeypatch)
     # two examples trained in 200 - 10 (the second dev evaluation) - 100 seconds
     assert record["speed"]["train_examples_per_second"] == round(2 / 90, 3)
     assert record["speed"]["dev_evaluation_seconds"] == 10.0
+    assert record["speed"]["train_examples_per_cpu_second"] == round(2 / 45, 3)  # 100 - 5 - 50 CPU seconds
+    assert record["speed"]["dev_evaluation_cpu_seconds"] == 5.0
     assert f"--run {run} --stage argid --model aid --config {config} --seed 1 >> " in record["resume_command"]
     assert record["resume_command"].startswith("nohup nice -n 19 pyfn open-sesame train --home ")
 

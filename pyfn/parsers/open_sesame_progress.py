@@ -19,20 +19,32 @@ from pyfn.fileio import sha256_file
 from pyfn.parsers.open_sesame import COMMAND, OPTIMIZER_LOST, TRAINED, model_file, read_state
 
 
-def _speed(state: dict, examples: int, interval: int) -> dict:
-    """Training examples per second between consecutive dev evaluations of one epoch, the mean time of one
-    dev evaluation, and the wall time of one epoch (measured at epoch ends; estimated from these)."""
-    evaluations = state["evaluations"]
+def _rate(evaluations: list[dict], clock: str, dev: str) -> float | None:
+    """Training examples per second of ``clock`` (``elapsed``: wall, ``cpu``: the process's CPU time)
+    between consecutive dev evaluations of one epoch, the evaluation itself (``dev``) left out."""
     trained = seconds = 0.0
     for before, after in zip(evaluations, evaluations[1:]):
-        if after["epoch"] == before["epoch"]:
+        if after["epoch"] == before["epoch"] and clock in before and clock in after:
             trained += after["example"] - before["example"]
-            seconds += after["elapsed"] - after["dev_seconds"] - before["elapsed"]
+            seconds += after[clock] - after[dev] - before[clock]
+    return round(trained / seconds, 3) if seconds > 0 else None
+
+
+def _speed(state: dict, examples: int, interval: int) -> dict:
+    """Training examples per second (wall and CPU), the mean time of one dev evaluation, and the wall time
+    of one epoch (measured at epoch ends; estimated from these). On a shared machine the wall figures
+    depend on the load; the CPU ones much less."""
+    evaluations = state["evaluations"]
     out: dict = {}
-    if seconds > 0:
-        out["train_examples_per_second"] = round(trained / seconds, 3)
+    for key, clock, dev in (("train_examples_per_second", "elapsed", "dev_seconds"),
+                            ("train_examples_per_cpu_second", "cpu", "dev_cpu")):
+        if (rate := _rate(evaluations, clock, dev)) is not None:
+            out[key] = rate
     if evaluations:
         out["dev_evaluation_seconds"] = round(sum(e["dev_seconds"] for e in evaluations) / len(evaluations), 1)
+    timed = [e["dev_cpu"] for e in evaluations if "dev_cpu" in e]
+    if timed:
+        out["dev_evaluation_cpu_seconds"] = round(sum(timed) / len(timed), 1)
     if "train_examples_per_second" in out and evaluations:
         out["epoch_hours_estimated"] = round((examples / out["train_examples_per_second"] + (examples - 1) // interval
                                               * out["dev_evaluation_seconds"]) / 3600, 2)
