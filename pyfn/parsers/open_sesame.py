@@ -257,6 +257,8 @@ def _call(argv: list[str], installation: Path, run: Path, what: str, log_file: P
             output = proc.stdout + proc.stderr
         else:
             with log_file.open("a", encoding="utf-8") as handle:
+                if handle.tell():  # after an earlier attempt, whose last line a kill may have cut
+                    handle.write("\n")
                 handle.write(f"$ {' '.join(argv)}\n")
                 handle.flush()
                 proc = subprocess.run(argv, cwd=run, env=_env(installation), stdout=handle, stderr=subprocess.STDOUT,

@@ -5,7 +5,8 @@ pyfn's patch of ``argid.py`` saves the training loop at every dev evaluation and
 :data:`~pyfn.parsers.open_sesame.COMMAND` into a small record meant to be committed beside an experiment
 while the training runs over several sessions: epochs done, the learning curve on dev, the best dev
 score, the checkpoints' sha256, the restarts, the wall time, the measured speed and the command that
-resumes the training.
+resumes the training. A restart counts from the moment it starts (``pyfn open-sesame train`` writes its
+command line into the training log); where it resumed appears at the training's next save.
 """
 
 from __future__ import annotations
@@ -68,7 +69,9 @@ def progress(run: Path, stage: str = "argid", model: str | None = None) -> dict:
     interval = config["dev_eval_epoch_frequency"] * config["eval_after_every_epochs"]
     examples = len(state["order"])
     evaluations = state["evaluations"]
-    best = max(evaluations, key=lambda e: e["lf"], default=None)
+    best = max((e for e in evaluations if e["lf"] > 0), key=lambda e: e["lf"], default=None)  # as Open-SESAME saves
+    train_log = run / "logs" / f"{model}.train.log"
+    starts = train_log.read_text(encoding="utf-8", errors="replace").count("$ ") if train_log.is_file() else 0
     best_file = model_file(run, stage, model, version)
     resume = ["pyfn", "open-sesame", "train", "--home", command["checkout"], "--run", str(run), "--stage", stage,
               "--model", model, "--config", command["config"], "--seed", str(command["seed"])]
@@ -92,8 +95,8 @@ def progress(run: Path, stage: str = "argid", model: str | None = None) -> dict:
             "last": {"file": state["model"], "sha256": sha256_file(folder / state["model"]),
                      "epoch": state["epoch"], "example": state["example"]},
         },
-        "restarts": len(state["resumes"]), "resumed_at": state["resumes"],
-        **({"lost_at_restart": OPTIMIZER_LOST} if state["resumes"] else {}),
+        "restarts": max(starts - 1, len(state["resumes"])), "resumed_at": state["resumes"],
+        **({"lost_at_restart": OPTIMIZER_LOST} if starts > 1 or state["resumes"] else {}),
         "wall_hours_to_last_save": round(state["elapsed"] / 3600, 2),
         "speed": _speed(state, examples, interval),
         "resume_command": (f"nohup nice -n 19 {shlex.join(resume)} >> {shlex.quote(str(log))} 2>&1 &"),
