@@ -153,12 +153,14 @@ def test_refusals_name_what_to_do(data, installation, tmp_path, monkeypatch, cap
                  str(tmp_path), "--classifier", "nn", "--context", "depbow", "--epochs", "3"]) == 2
 
 
-def test_shipped_patch_touches_only_wsabies_fit():
+def test_shipped_patch_touches_only_wsabies_training():
+    """The patch changes WSABIE's model construction and fit (sparse inputs, seed, one thread, per-epoch
+    checkpoints), nothing of the MLP, the features or the decoding."""
     text = sfi.default_patch().read_text(encoding="utf-8")
     assert [line[6:] for line in text.splitlines() if line.startswith("+++ ")] == ["simpleFrameId/classifier.py"]
     removed = [line for line in text.splitlines() if line.startswith("-") and not line.startswith("---")]
-    assert len(removed) == 3 and all("random_state" in line or "fit(" in line or "num_threads" in line
-                                     for line in removed)
+    assert len(removed) == 5 and all(any(word in line for word in ("LightFM(", "learning_rate", "random_state",
+                                                                   "fit(", "num_threads")) for line in removed)
 
 
 def _installed() -> tuple[Path, str] | None:
@@ -173,7 +175,8 @@ def _installed() -> tuple[Path, str] | None:
                     "SIMPLEFRAMEID_PYTHON and `pyfn simpleframeid setup`)")
 def test_end_to_end_on_the_sample(data, tmp_path):
     """The real SimpleFrameId: both classifiers trained on the sample (WSABIE small), decoded, imported, scored;
-    a second training with the same seed predicts the same frames."""
+    a second training with the same seed predicts the same frames, and so does a WSABIE training continued
+    from another's checkpoint after epoch 2 (as a killed one is)."""
     root, python = _installed()
     installation = sfi.setup(Path(os.environ["SIMPLEFRAMEID_HOME"]), python, root)
     words = {w.lower() for split in ("train", "dev", "test")
@@ -184,15 +187,21 @@ def test_end_to_end_on_the_sample(data, tmp_path):
     run = tmp_path / "run"
     sfi.prepare(installation, data / "data", data / "lexicon", run, embeddings=vectors)
     predictions = {}
-    for model, classifier, context in (("nn", "nn", "depbow"), ("nn-again", "nn", "depbow"),
-                                       ("wsb", "wsb", "sentbow")):
-        small = {"components": 16, "epochs": 5} if classifier == "wsb" else {}
+    for model, classifier, context, epochs in (("nn", "nn", "depbow", None), ("nn-again", "nn", "depbow", None),
+                                               ("wsb", "wsb", "sentbow", 4), ("wsb-2", "wsb", "sentbow", 2),
+                                               ("wsb-resumed", "wsb", "sentbow", 4)):
+        small = {"components": 16, "epochs": epochs} if classifier == "wsb" else {}
+        if model == "wsb-resumed":
+            (run / "models" / model).mkdir(parents=True)
+            shutil.copyfile(run / "models" / "wsb-2" / "checkpoint.pkl", run / "models" / model / "checkpoint.pkl")
         record = sfi.train(installation, run, model, classifier, context, 1, **small)
         assert record["model_sha256"] and record["classifier"] == classifier
+        assert record["resumed_after_epochs"] == ([2] if model == "wsb-resumed" else [])
         decoded = sfi.decode(installation, run, model, "test", tmp_path / model)
         assert decoded["summary"].endswith("0 not read by SimpleFrameId")
         predictions[model] = (tmp_path / model / "test.frames").read_text()
     assert predictions["nn"] == predictions["nn-again"]
+    assert predictions["wsb"] == predictions["wsb-resumed"] != predictions["wsb-2"]
     imported = tmp_path / "imported"
     assert main(["convert", "--from", "semafor", "--to", "semeval", "--source", str(tmp_path / "nn"),
                  "--target", str(imported), "--gold", str(data / "data"), "--splits", "test", "--quiet"]) == 0

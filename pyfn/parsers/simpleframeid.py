@@ -279,9 +279,10 @@ def train(
     """Train ``classifier`` with ``context`` features as ``run/models/{model}``; returns its record.
 
     Done once: ``models/{model}/pyfn-train.json`` marks a finished training, and records the setting, the
-    seed, the wall time and the model's sha256. Upstream's training has no checkpoints: a training
-    interrupted before that record is written starts again from the beginning. ``wsabie`` overrides
-    :data:`WSABIE` (``components``, ``max_sampled``, ``epochs``), for ``wsb`` only.
+    seed, the wall time and the model's sha256. A WSABIE training saves ``checkpoint.pkl`` after every epoch
+    (pyfn's patch and driver) and, started again, continues from it, with the same result as an unbroken one;
+    the record lists the epochs it resumed after. The MLP (Keras, no checkpoints) starts again from the
+    beginning. ``wsabie`` overrides :data:`WSABIE` (``components``, ``max_sampled``, ``epochs``), for ``wsb`` only.
     """
     run = Path(run).resolve()
     folder = run / "models" / model
@@ -303,10 +304,13 @@ def train(
     log_file = folder / "train.log"
     log(f"{NAME}: training {classifier}+{context} as {model} (seed {seed}; log {log_file})")
     start = time.monotonic()
-    _call([site, _script(), "train", str(run), model, classifier, context, str(seed), *numbers], installation,
-          f"{NAME} training of {model}", log_file)
+    output = _call([site, _script(), "train", str(run), model, classifier, context, str(seed), *numbers],
+                   installation, f"{NAME} training of {model}", log_file)
     saved = folder / ("model.h5" if classifier == "nn" else "model.pkl")
+    resumed = [int(line.rsplit(" ", 1)[1]) for line in output.splitlines()
+               if line.startswith("pyfn: resuming WSABIE after epoch ")]
     record = {"model": model, **setting, "seconds": round(time.monotonic() - start, 1),
+              "attempts": sum(line.startswith("$ ") for line in output.splitlines()), "resumed_after_epochs": resumed,
               "model_sha256": sha256_file(saved), "prepared_sha256": sha256_file(run / "prepare.json"),
               "embeddings_sha256": prepared["embeddings"]["sha256"]}
     write_text(record_path, json.dumps(record, indent=1, sort_keys=True) + "\n")

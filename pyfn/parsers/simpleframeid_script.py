@@ -4,8 +4,9 @@ Run by SimpleFrameId's own interpreter (Python 2.7, its packages and ``simpleFra
 imported by pyfn; written in the Python both versions read. It does for one configuration what upstream's
 ``main.py`` does for each of its own: ``get_graphs`` reads the SEMAFOR files, ``Lexicon.load_from_list`` the
 lexicon, ``VSM`` the embeddings, the mapper builds the matrix, the classifier trains and predicts. Two things
-are pyfn's: models are saved between the two commands (upstream trains and tests in one process), and
-predictions are written per ``.frame.elements`` line, so that pyfn knows which target each one answers::
+are pyfn's: models are saved between the two commands (upstream trains and tests in one process; WSABIE also
+after every epoch, from which a killed training continues), and predictions are written per ``.frame.elements``
+line, so that pyfn knows which target each one answers::
 
     python simpleframeid_script.py train RUN MODEL {nn,wsb} {sentbow,depbow} SEED COMPONENTS MAX_SAMPLED EPOCHS
     python simpleframeid_script.py decode RUN MODEL SPLIT OUT
@@ -61,14 +62,37 @@ def train(run, model, classifier, context, seed, components, max_sampled, epochs
     lexicon, mapper = _resources(run, context)
     X, y, lemmapos, _ = mapper.get_matrix(data.get_graphs(*_paths(run, "train")))
     clf = getattr(upstream, CLASSIFIERS[classifier])(lexicon, False, components, max_sampled, epochs)
-    clf.train(X, y, lemmapos)
     folder = os.path.join(run, "models", model)
+    if classifier == "wsb":
+        _checkpointed(clf, folder, [context, seed, components, max_sampled])
+    clf.train(X, y, lemmapos)
     if classifier == "nn":
         clf.clf.save(os.path.join(folder, "model.h5"))
     else:
         with open(os.path.join(folder, "model.pkl"), "wb") as handle:
             pickle.dump(clf.clf, handle, 2)
     print("pyfn: trained on %d targets" % len(y))
+
+
+def _checkpointed(clf, folder, setting):
+    """Make the patched WSABIE save ``folder/checkpoint.pkl`` after every epoch and, when one of the same
+    ``setting`` is there, continue from it (the model and its random state: the same draws as unbroken)."""
+    path = os.path.join(folder, "checkpoint.pkl")
+    if os.path.isfile(path):
+        with open(path, "rb") as handle:
+            saved = pickle.load(handle)
+        if saved["setting"] != setting or saved["done_epochs"] > clf.num_epochs:
+            raise SystemExit("%s: a checkpoint of another setting (%r); remove it to train %r" % (
+                path, saved["setting"], setting))
+        clf.clf, clf.done_epochs = saved["model"], saved["done_epochs"]
+        print("pyfn: resuming WSABIE after epoch %d" % clf.done_epochs)
+
+    def checkpoint(done, model):
+        with open(path + ".tmp", "wb") as handle:
+            pickle.dump({"setting": setting, "done_epochs": done, "model": model}, handle, 2)
+        os.rename(path + ".tmp", path)
+
+    clf.checkpoint = checkpoint
 
 
 def _load(run, model, setting, lexicon):
