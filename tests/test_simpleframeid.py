@@ -210,3 +210,24 @@ def test_end_to_end_on_the_sample(data, tmp_path):
                  str(imported / "test.predicted.xml"), "--lu-frames", str(data / "lexicon" / "lu_frames.tsv"),
                  "--json", "--output", str(score)]) == 0
     assert json.loads(score.read_text())["total"]["n"] == len(predictions["nn"].splitlines())
+
+
+def test_recipe_reference_and_allow_incomplete(tmp_path):
+    """A recipe's [data] allow_incomplete reaches convert and generate; its [reference] table is put beside
+    the measured test accuracies in the README (in %, with the difference in total)."""
+    from pyfn.xp.recipe import load_recipe
+    from pyfn.xp.report import reference_rows
+    from pyfn.xp.steps import Layout, steps
+
+    (tmp_path / "experiment.toml").write_text(
+        '[experiment]\nnumber = "990"\ntitle = "t"\n[framenet]\nversion = "1.5"\nsource = "sample"\n'
+        '[data]\nallow_incomplete = true\n[scoring]\nsplits = ["dev", "test"]\n'
+        '[reference]\nsource = "paper"\nnn-depbow = { total = 82.9, ambiguous = 72.7, no_lex = 78.3 }\n'
+        'wsb-depbow = { total = 81.4, ambiguous = 69.1, no_lex = 74.3 }\n')
+    recipe = load_recipe(tmp_path)
+    data, lexicon = steps(recipe, Layout(tmp_path))[:2]
+    assert recipe.allow_incomplete and "--allow-incomplete" in data.argv and "--allow-incomplete" in lexicon.argv
+    acc = {"total": {"accuracy": 0.8312}, "ambiguous": {"accuracy": 0.7}, "no_lex": {"accuracy": 0.75}}
+    manifest = {"scores": {"nn-depbow": {"test": {"frameid": acc}, "dev": {"frameid": {}}}}}
+    assert reference_rows(recipe, manifest) == [("nn-depbow", "82.9 / 72.7 / 78.3", "83.1 / 70.0 / 75.0", "+0.2"),
+                                                ("wsb-depbow", "81.4 / 69.1 / 74.3", "not run", "n/a")]
