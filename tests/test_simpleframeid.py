@@ -201,6 +201,8 @@ def test_end_to_end_on_the_sample(data, tmp_path):
         assert decoded["summary"].endswith("0 not read by SimpleFrameId")
         predictions[model] = (tmp_path / model / "test.frames").read_text()
     assert predictions["nn"] == predictions["nn-again"]
+    nolex = sfi.decode(installation, run, "nn", "test", tmp_path / "nn-nolex", no_lexicon=True)
+    assert nolex["lexicon"] == "none" and nolex["summary"].endswith("0 not read by SimpleFrameId")
     assert predictions["wsb"] == predictions["wsb-resumed"] != predictions["wsb-2"]
     imported = tmp_path / "imported"
     assert main(["convert", "--from", "semafor", "--to", "semeval", "--source", str(tmp_path / "nn"),

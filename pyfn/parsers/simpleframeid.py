@@ -325,10 +325,16 @@ def installed_python(installation: Path) -> str:
     return site["python"]
 
 
-def decode(installation: Path, run: Path, model: str, split: str, output: Path, *, log: Log = lambda _: None) -> dict:
+def decode(installation: Path, run: Path, model: str, split: str, output: Path, *, no_lexicon: bool = False,
+           log: Log = lambda _: None) -> dict:
     """Predict the frame of every gold target of ``split`` with ``run/models/{model}``; write
     ``output/{split}.frames`` (SEMAFOR's layout, no frame elements), ``output/{split}.sentences`` and
-    ``output/{split}.decode.json``."""
+    ``output/{split}.decode.json``.
+
+    By default an LU of the lexicon gets one of its frames and any other LU any frame; ``no_lexicon``
+    treats every LU as unknown (upstream's ``all_unknown``), the setting of the *no-lex* column of Hartmann
+    et al. (2017) and Kabbach et al. (2018): that column is the total accuracy of such a decoding, not the
+    accuracy on LUs absent from the lexicon that ``pyfn score --mode frameid`` calls no-lex."""
     run = Path(run).resolve()
     if split not in ("dev", "test"):
         raise UsageError(f"split {split!r}: decode dev or test")
@@ -339,13 +345,15 @@ def decode(installation: Path, run: Path, model: str, split: str, output: Path, 
     output = Path(output).resolve()
     output.mkdir(parents=True, exist_ok=True)
     scratch = output / f".{split}.frames.tmp"
-    log(f"{NAME}: decoding {split} with {model}")
-    text = _call([installed_python(installation), _script(), "decode", str(run), model, split, str(scratch)],
-                 installation, f"{NAME} decoding of {split}", run / "models" / model / f"decode-{split}.log")
+    log(f"{NAME}: decoding {split} with {model}{' without the lexicon' if no_lexicon else ''}")
+    text = _call([installed_python(installation), _script(), "decode", str(run), model, split, str(scratch),
+                  "1" if no_lexicon else "0"], installation, f"{NAME} decoding of {split}",
+                 run / "models" / model / f"decode-{split}{'-no-lexicon' if no_lexicon else ''}.log")
     scratch.replace(output / f"{split}.frames")
     shutil.copyfile(run / prepared["data"] / f"{split}.sentences", output / f"{split}.sentences")
     counts = [line for line in text.splitlines() if line.startswith("pyfn: ") and "targets predicted" in line]
-    record = {"model": model, "split": split, "train": json.loads(trained.read_text(encoding="utf-8")),
+    record = {"model": model, "split": split, "lexicon": "none" if no_lexicon else "train",
+              "train": json.loads(trained.read_text(encoding="utf-8")),
               "input_sha256": prepared["inputs"][f"{split}.frame.elements"],
               "predictions_sha256": sha256_file(output / f"{split}.frames"),
               "summary": counts[-1][len("pyfn: "):] if counts else ""}

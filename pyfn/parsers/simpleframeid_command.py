@@ -57,7 +57,8 @@ def _train(args: argparse.Namespace) -> int:
 
 def _decode(args: argparse.Namespace) -> int:
     for split in args.splits:
-        record = sfi.decode(_installation(args), Path(args.run), args.model, split, Path(args.output), log=_log(args))
+        record = sfi.decode(_installation(args), Path(args.run), args.model, split, Path(args.output),
+                            no_lexicon=args.no_lexicon, log=_log(args))
         _log(args)(f"{split}: {record['summary']}")
     return 0
 
@@ -122,4 +123,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     decode.add_argument("--model", required=True, help="a trained model's name")
     decode.add_argument("--splits", nargs="+", default=["test"], choices=["dev", "test"], help="default: test")
     decode.add_argument("--output", required=True, help="folder for {split}.frames and {split}.sentences")
+    decode.add_argument("--no-lexicon", action="store_true",
+                        help="every frame is a candidate for every target (upstream's all_unknown: the no-lex "
+                        "setting of Hartmann et al. 2017, whose total accuracy is their no-lex column)")
     decode.set_defaults(func=_decode)

@@ -9,7 +9,7 @@ after every epoch, from which a killed training continues), and predictions are 
 line, so that pyfn knows which target each one answers::
 
     python simpleframeid_script.py train RUN MODEL {nn,wsb} {sentbow,depbow} SEED COMPONENTS MAX_SAMPLED EPOCHS
-    python simpleframeid_script.py decode RUN MODEL SPLIT OUT
+    python simpleframeid_script.py decode RUN MODEL SPLIT OUT [NO_LEXICON]
 
 ``OUT`` gets the split's ``.frame.elements`` lines with the predicted frame in the frame column and no frame
 elements (SEMAFOR's layout, which ``pyfn convert --from semafor`` imports); a line SimpleFrameId cannot read
@@ -117,13 +117,15 @@ def prediction_line(line, frame):
     return "\t".join(["0", "0.0", "1", frame] + fields[4:8])
 
 
-def decode(run, model, split, out):
-    """Predict the frame of every target of ``split``; write ``out`` (see the module docstring)."""
+def decode(run, model, split, out, no_lexicon="0"):
+    """Predict the frame of every target of ``split``; write ``out`` (see the module docstring). ``no_lexicon``
+    "1": every LU is treated as unknown, so every frame is a candidate (upstream's ``all_unknown``)."""
     import data
 
     setting = _setting(run, model)
     lexicon, mapper = _resources(run, setting["context"])
     clf = _load(run, model, setting, lexicon)
+    clf.all_unknown = no_lexicon == "1"
     tags, fes = _paths(run, split)
     with io.open(tags, encoding="utf-8") as handle:
         sentences = data.collect_sentence_data(handle)
@@ -150,7 +152,7 @@ def main(argv):
         run, model, classifier, context = argv[1:5]
         train(run, model, classifier, context, *[int(a) for a in argv[5:9]])
     elif argv[0] == "decode":
-        decode(*argv[1:5])
+        decode(*argv[1:6])
     else:
         raise SystemExit("usage: simpleframeid_script.py {train,decode} ...")
 

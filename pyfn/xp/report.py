@@ -134,7 +134,8 @@ def own_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 def reference_rows(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, ...]]:
     """``(system, published total/ambiguous/no-lex, measured ones, total difference)`` for every system the
-    recipe's ``[reference]`` table names (published numbers in %, measured on the last scored split)."""
+    recipe's ``[reference]`` table names (published numbers in %, ``-`` where it gives none; measured on the
+    last scored split)."""
     reference = recipe.raw.get("reference") or {}
     split = recipe.score_splits[-1]
     rows = []
@@ -143,7 +144,8 @@ def reference_rows(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, 
             continue
         measured = manifest.get("scores", {}).get(system, {}).get(split, {}).get("frameid")
         ours = [100 * measured[key]["accuracy"] for key, _ in FRAMEID_COLUMNS] if measured else None
-        rows.append((system, " / ".join(f"{published[key]:.1f}" for key, _ in FRAMEID_COLUMNS),
+        paper = [f"{published[key]:.1f}" if key in published else "-" for key, _ in FRAMEID_COLUMNS]
+        rows.append((system, " / ".join(paper),
                      " / ".join(f"{v:.1f}" for v in ours) if ours else "not run",
                      f"{ours[0] - published['total']:+.1f}" if ours else "n/a"))
     return rows
