@@ -285,6 +285,7 @@ def test_progress_record_of_an_argid_run(installed, data, tmp_path, monkeypatch)
     assert record["speed"]["dev_evaluation_seconds"] == 10.0
     assert record["speed"]["train_examples_per_cpu_second"] == round(2 / 45, 3)  # 100 - 5 - 50 CPU seconds
     assert record["speed"]["dev_evaluation_cpu_seconds"] == 5.0
+    assert record["speed"]["epoch_cpu_hours_estimated"] == round((3 / round(2 / 45, 3) + 5.0) / 3600, 2)  # 1 dev
     assert f"--run {run} --stage argid --model aid --config {config} --seed 1 >> " in record["resume_command"]
     assert record["resume_command"].startswith("nohup nice -n 19 pyfn open-sesame train --home ")
 

@@ -46,9 +46,13 @@ def _speed(state: dict, examples: int, interval: int) -> dict:
     timed = [e["dev_cpu"] for e in evaluations if "dev_cpu" in e]
     if timed:
         out["dev_evaluation_cpu_seconds"] = round(sum(timed) / len(timed), 1)
+    evaluated = (examples - 1) // interval  # dev evaluations in one epoch
     if "train_examples_per_second" in out and evaluations:
-        out["epoch_hours_estimated"] = round((examples / out["train_examples_per_second"] + (examples - 1) // interval
-                                              * out["dev_evaluation_seconds"]) / 3600, 2)
+        out["epoch_hours_estimated"] = round((examples / out["train_examples_per_second"]
+                                              + evaluated * out["dev_evaluation_seconds"]) / 3600, 2)
+    if "train_examples_per_cpu_second" in out and timed:
+        out["epoch_cpu_hours_estimated"] = round((examples / out["train_examples_per_cpu_second"]
+                                                  + evaluated * out["dev_evaluation_cpu_seconds"]) / 3600, 2)
     ends = [0.0] + [end["elapsed"] for end in state["epoch_ends"]]
     out["epoch_hours_measured"] = [round((b - a) / 3600, 2) for a, b in zip(ends, ends[1:])
                                    if not any(a < r["elapsed"] < b for r in state["resumes"])]
