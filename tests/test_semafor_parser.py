@@ -255,7 +255,8 @@ def test_prepare_refuses_other_training_inputs_once_training_began(tmp_path):
 
 def test_resume_command_runs_in_the_background_at_low_priority(tmp_path):
     command = semafor_command.resume_command(tmp_path, "argid", None)
-    assert command.index("nohup nice -n 19 pyfn semafor train --run") >= 0 and command.endswith("2>&1 &")
+    assert "pyfn semafor setup --install-packages --quiet && nohup nice -n 19 pyfn semafor train --run" in command
+    assert command.endswith("2>&1 &")
 
 
 def _available() -> str | None:

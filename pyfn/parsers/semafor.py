@@ -146,8 +146,9 @@ def _ensure_packages(install_packages: bool, log: Log) -> dict[str, str]:
         raise PyfnError("missing Debian packages for SEMAFOR: run `apt-get install " + " ".join(missing)
                         + "` (or `pyfn semafor setup --install-packages`)")
     if missing:
-        log(f"{NAME}: apt-get install {' '.join(missing)}")
+        log(f"{NAME}: apt-get update; apt-get install {' '.join(missing)}")
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        _run(["apt-get", "update", "-q"], "apt-get update", env=env)
         _run(["apt-get", "install", "-y", "-q", *missing], "apt-get install", env=env)
         versions = _package_versions(packages)
         still = [p for p, v in versions.items() if v is None]

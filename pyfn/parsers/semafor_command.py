@@ -74,13 +74,14 @@ def _decode(args: argparse.Namespace) -> int:
 
 
 def resume_command(run: Path, stage: str, config: str | None) -> str:
-    """The command that starts or resumes a training in the background, at low priority."""
+    """The commands that start or resume a training in the background, at low priority, after the set-up (on a
+    fresh machine it installs the Debian packages again; an existing installation is reused)."""
     argv = ["pyfn", "semafor", "train", "--run", str(run), "--stage", stage, *(["--config", config] if config else [])]
     log = Path(run) / "logs" / f"pyfn-{stage}.out"
-    env = " ".join(f"{name}={shlex.quote(os.environ[name])}" for name in ("SEMAFOR_HOME", "SEMAFOR_JWNL")
-                   if os.environ.get(name))
-    command = f"nohup nice -n 19 {' '.join(map(shlex.quote, argv))} >> {shlex.quote(str(log))} 2>&1 &"
-    return f"{env} {command}" if env else command
+    env = "".join(f"export {name}={shlex.quote(os.environ[name])}; " for name in ("SEMAFOR_HOME", "SEMAFOR_JWNL")
+                  if os.environ.get(name))
+    return (f"{env}pyfn semafor setup --install-packages --quiet && "
+            f"nohup nice -n 19 {' '.join(map(shlex.quote, argv))} >> {shlex.quote(str(log))} 2>&1 &")
 
 
 def _status(args: argparse.Namespace) -> int:
