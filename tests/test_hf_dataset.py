@@ -25,12 +25,7 @@ from pyfn.splits.ids import ids_record
 SAMPLE = resource_path("sample")
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    """No network, and a Hugging Face cache of this test's own."""
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+pytestmark = pytest.mark.usefixtures("hf_offline")  # no network, a Hugging Face cache of each test's own
 
 
 @pytest.fixture(scope="module")

@@ -18,11 +18,7 @@ PUBLISHED = {"fulltext": {"train": 16_706, "validation": 2_319, "test": 4_148},
 """Kabbach et al. (2018), Table 1, as docs/SPLITS.md gives it (frame 398 excluded)."""
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+pytestmark = pytest.mark.usefixtures("hf_offline")  # no network, a Hugging Face cache of each test's own
 
 
 @pytest.fixture(scope="module")
