@@ -1,9 +1,9 @@
-"""Declares pyfn's packages (found, not listed: every folder under pyfn/ with an __init__.py, plus
-resources/ installed as pyfn._resources) and builds the compiled twins of the annotation readers' inner loops (pyfn/framenet/_clayers.pyx) and
-the compiled JSON-line decoder and writers' per-set work (pyfn/formats/_cjsonl.pyx, _cwrite.pyx); the rest of the package is declared in
-setup.cfg. Without Cython or a C compiler the extensions are skipped and pyfn uses the Python twins
-(pyfn/framenet/layers.py and annotations.py, pyfn/formats/jsonl.py, bios.py, semafor.py: the same
-output, slower). PYFN_BUILD_PURE=1 skips them on purpose (the packaging test builds a wheel in seconds)."""
+"""pyfn's build: the packages (found, not listed: every folder under pyfn/ with an __init__.py, plus resources/
+installed as pyfn._resources) and the compiled twins of the annotation readers' inner loops
+(pyfn/framenet/_clayers.pyx), the JSON-line decoder and the writers' per-set work (pyfn/formats/_cjsonl.pyx,
+_cwrite.pyx); the metadata is in setup.cfg. Without Cython or a C compiler the extensions are skipped and pyfn
+uses their Python twins (the same output, slower); PYFN_BUILD_PURE=1 skips them on purpose (the packaging test
+builds a wheel in seconds)."""
 
 import hashlib
 import os
