@@ -131,17 +131,22 @@ def test_fn15_test_loads_as_convert_writes_it(fn15, fn15_std, fn15_sets):
     assert back["test"].sets == fn15_sets["test"] and back["test"].signature == manifest["signature"]
 
 
-def test_readme_python_examples_run():
-    """The README's ``>>>`` examples (on the bundled sample) give the output they show."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^```pycon\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
-    assert blocks, "the README has no pycon example"
+EXAMPLE_PAGES = ("README.md", "docs/howto/python.md", "docs/howto/export.md")
+"""The pages whose ``>>>`` examples run on the bundled sample, in this order (later pages use what earlier ones made)."""
+
+
+def test_documented_python_examples_run():
+    """The ``>>>`` examples of the README and the Python pages of the docs give the output they show."""
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     parser = doctest.DocTestParser()
     namespace: dict = {}  # shared: the examples follow on from each other, as in one session
-    for i, block in enumerate(blocks):
-        example = parser.get_doctest(block, namespace, f"README.md example {i + 1}", "README.md", 0)
-        runner.run(example, clear_globs=False)
-        namespace = example.globs
+    for page in EXAMPLE_PAGES:
+        text = (REPO / page).read_text(encoding="utf-8")
+        blocks = re.findall(r"^```pycon\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
+        assert blocks, f"{page} has no pycon example"
+        for i, block in enumerate(blocks):
+            example = parser.get_doctest(block, namespace, f"{page} example {i + 1}", page, 0)
+            runner.run(example, clear_globs=False)
+            namespace = example.globs
     result = runner.summarize(verbose=False)
     assert result.attempted and not result.failed

@@ -1,4 +1,5 @@
-"""The user documentation: README.md and docs/*.md link to files that exist; CI runs the README's test command."""
+"""The user documentation: README.md (a front door) and the pages under docs/ link to files that exist; CI runs the
+README's test command. The built site is checked in tests/test_docs_site.py."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 REPO = Path(__file__).resolve().parent.parent
-DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCS = [REPO / "README.md", *sorted(p for p in (REPO / "docs").rglob("*.md") if "_build" not in p.parts)]
 LINK = re.compile(r"(?<!\\)\[(?:[^\]\\]|\\.)*\]\(\s*(?:<([^>]+)>|([^)\s]+))(?:\s+\"[^\"]*\")?\s*\)")
 """Inline Markdown links and images: ``[text](target)``, ``[text](<target> "title")``."""
 REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$", re.MULTILINE)
@@ -41,9 +42,21 @@ def relative_links(path: Path) -> list[str]:
 
 
 def test_docs_exist_and_readme_links_them():
-    assert [p.name for p in DOCS[1:]] == ["BREAKDOWN.md", "FORMATS.md", "HF_DATASET.md", "PROTOCOLS.md", "SPLITS.md"]
-    links = relative_links(REPO / "README.md")
-    assert {"docs/SPLITS.md", "docs/FORMATS.md", "docs/PROTOCOLS.md", "docs/BREAKDOWN.md"} <= set(links)
+    reference = ["BREAKDOWN.md", "FORMATS.md", "HF_DATASET.md", "PROTOCOLS.md", "SPLITS.md"]
+    assert sorted(p.name for p in (REPO / "docs").glob("*.md")) == sorted([*reference, "benchmarks.md",
+                                                                          "getting-started.md", "index.md"])
+    links = set(relative_links(REPO / "README.md"))
+    assert {f"docs/{name}" for name in reference} <= links
+    howto = {f"docs/howto/{p.name}" for p in (REPO / "docs" / "howto").glob("*.md")}
+    assert howto and howto <= {link.partition("#")[0] for link in links}, "a how-to page the README does not link"
+
+
+def test_readme_is_a_front_door():
+    """At most 150 lines; installing pyfn and getting FrameNet come within the first 25."""
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 150
+    first = "\n".join(lines[:25])
+    assert "pip install" in first and "framenet.icsi.berkeley.edu" in first and "nltk.downloader framenet_v15" in first
 
 
 def test_every_relative_link_points_at_a_file_that_exists():
@@ -73,8 +86,9 @@ def test_link_finder_sees_every_kind_of_link(tmp_path):
 
 def _readme_test_command() -> str:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"```sh\n(.*?)```", readme, re.DOTALL)
-    assert block, "README.md has no set-up block"
+    development = readme[readme.index("\n## Development\n"):]
+    block = re.search(r"```sh\n(.*?)```", development, re.DOTALL)
+    assert block, "README.md's Development section has no set-up block"
     commands = [line.split("#")[0].strip() for line in block.group(1).splitlines()]
     tests = [c for c in commands if c.startswith("python -m pytest")]
     assert len(tests) == 1, f"the set-up block must hold one test command: {commands}"
