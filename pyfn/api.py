@@ -67,16 +67,6 @@ class Split(Sequence[AnnotationSet]):
         return len({aset.sentence.text.strip() for aset in self.sets})
 
 
-def _names(split: str | Iterable[str]) -> tuple[str, ...]:
-    wanted = [split] if isinstance(split, str) else list(split)
-    if "all" in wanted:
-        return SPLIT_NAMES
-    unknown = [name for name in wanted if name not in SPLIT_NAMES]
-    if unknown or not wanted:
-        raise UsageError(f"unknown split {', '.join(map(repr, unknown)) or '(none)'} (known: train, dev, test, all)")
-    return tuple(name for name in SPLIT_NAMES if name in wanted)
-
-
 @overload
 def load(source: str | Path | None = ..., split: str = ..., **options: Any) -> Split: ...
 
@@ -121,17 +111,17 @@ def load(
     from pyfn.framenet.identity import compare_read  # noqa: PLC0415
     from pyfn.framenet.listing import open_cached  # noqa: PLC0415
     from pyfn.framenet.sources import resolve_source  # noqa: PLC0415
-    from pyfn.splits.builder import BuildOptions, build_splits  # noqa: PLC0415
+    from pyfn.splits.builder import build_splits  # noqa: PLC0415
+    from pyfn.splits.options import build_options  # noqa: PLC0415
 
-    names = _names(split)
     if isinstance(filter, str):
         raise UsageError("filter takes a list of filter names, e.g. filter=['overlap_fes']")
-    options = BuildOptions(
-        splits=names, with_exemplars=with_exemplars, exclude_frames=_ids(exclude_frames, "exclude_frames"),
-        exclude_lus=_ids(exclude_lus, "exclude_lus"), exclude_sentences=_ids(exclude_sentences, "exclude_sentences"),
-        exclude_annosets=_ids(exclude_annosets, "exclude_annosets"), filters=tuple(filter),
+    options = build_options(
+        splits=split, with_exemplars=with_exemplars, exclude_frames=exclude_frames, exclude_lus=exclude_lus,
+        exclude_sentences=exclude_sentences, exclude_annosets=exclude_annosets, filters=filter,
         filter_scope=filter_scope, strict=strict, allow_incomplete=allow_incomplete, jobs=jobs,
     )
+    names = options.splits
     spec = SplitSpec(definition, seed, folds, fold)
     path, label = resolve_source(None if source is None else str(source))
     cache = None if no_cache else ReleaseCache.under(Path(cache_dir) if cache_dir is not None else None)
@@ -152,16 +142,6 @@ def load(
             for name, data in result.splits.items()
         }
     return loaded[names[0]] if isinstance(split, str) and split != "all" else loaded
-
-
-def _ids(values: Iterable[int], name: str) -> frozenset[int]:
-    if isinstance(values, (str, bytes)):
-        raise UsageError(f"{name} takes a list of integer ids")
-    ids = list(values)
-    bad = [v for v in ids if not isinstance(v, int) or isinstance(v, bool)]
-    if bad:
-        raise UsageError(f"{name}: {bad[0]!r} is not an integer id")
-    return frozenset(ids)
 
 
 def read(path: str | Path, *, fmt: str | None = None, strict: bool = True) -> dict[str, Split]:

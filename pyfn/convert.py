@@ -25,7 +25,7 @@ from pyfn.framenet.identity import compare_read
 from pyfn.framenet.lexicon import ReleaseFrames, read_frames
 from pyfn.framenet.listing import open_cached
 from pyfn.framenet.release import Release, open_release
-from pyfn.lexicon import DEFAULT_RELATIONS, FN_TRAIN, TrainInventory, check_read_folders, generate
+from pyfn.train_lexicon import DEFAULT_RELATIONS, FN_TRAIN, TrainInventory, check_read_folders, generate
 from pyfn.manifest import MANIFEST, check_finished, data_signature, fingerprint
 from pyfn.model import AnnotationSet
 from pyfn.outdir import check_target, files_under, staged

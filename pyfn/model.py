@@ -15,7 +15,6 @@ Span = tuple[int, int]
 PosTag = tuple[str, "int | None", "int | None"]
 """A part-of-speech label ``(tag, start, end)`` of a sentence's POS layer."""
 
-NULL_INSTANTIATION_TYPES = frozenset({"CNI", "DNI", "INI", "INC", "APos"})
 FRAME_LAYERS = ("Target", "FE", "PT", "GF")
 """Layers of an annotation set kept by the readers (others carry no frame data)."""
 POS_LAYERS = ("PENN",)

@@ -31,6 +31,7 @@ from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.model import AnnotationSet
 from pyfn.splits.builder import SPLITS, BuildOptions, BuildResult, build_splits
 from pyfn.splits.definitions import SplitDefinition
+from pyfn.splits.options import recorded_options
 from pyfn.splits.trace import Fate, Trace
 
 KINDS = ("auto", "annotation-set", "sentence", "document")
@@ -70,14 +71,7 @@ def manifest_inputs(path: Path, jobs: int = 0) -> tuple[str, Inputs]:
     recorded = dict(manifest["options"])
     split = recorded.pop("split", {"kind": "standard"})
     try:
-        options = BuildOptions(
-            splits=tuple(recorded["splits"]), with_exemplars=recorded["with_exemplars"],
-            exclude_frames=frozenset(recorded["exclude_frames"]), exclude_lus=frozenset(recorded["exclude_lus"]),
-            exclude_sentences=frozenset(recorded["exclude_sentences"]),
-            exclude_annosets=frozenset(recorded["exclude_annosets"]), filters=tuple(recorded["filters"]),
-            filter_scope=recorded.get("filter_scope", "train"), allow_incomplete=recorded["allow_incomplete"],
-            jobs=jobs,
-        )
+        options = recorded_options(recorded, jobs)
         format_options = FormatOptions(**manifest.get("format_options", {}))
     except (KeyError, TypeError) as exc:
         raise PyfnError(f"{where}: options unreadable ({exc}): not a manifest this pyfn wrote") from None

@@ -17,7 +17,7 @@ from conftest import make_set, need_sklearn
 
 from pyfn.baselines import args as deppath
 from pyfn.baselines import data as bd
-from pyfn.baselines.command import add_parser
+from pyfn.cli.baseline import add_parser
 from pyfn.baselines.mff import MostFrequentFrame
 from pyfn.errors import ProblemLog, PyfnError, UsageError
 from pyfn.fileio import sha256_file
@@ -524,7 +524,7 @@ def test_cli_output_does_not_depend_on_the_hash_seed(tiny, tmp_path, name):
     if name == "frameid-logreg":  # ambiguous and unknown LUs: the classifier decides
         need_sklearn()
         data, lex = _ambiguous_and_unknown(tmp_path)
-    code = ("import argparse, sys; from pyfn.baselines.command import add_parser; p = argparse.ArgumentParser(); "
+    code = ("import argparse, sys; from pyfn.cli.baseline import add_parser; p = argparse.ArgumentParser(); "
             "add_parser(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))")
     for seed in ("1", "2"):
         subprocess.run([sys.executable, "-c", code, "baseline", name, "--data", str(data), "--lexicon", str(lex),

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from conftest import need_sklearn
 
-from pyfn.baselines.command import add_parser
+from pyfn.cli.baseline import add_parser
 from pyfn.errors import ProblemLog
 from pyfn.formats import semeval
 from pyfn.scoring.frameid import frame_id_accuracy, read_lu_frames
-from pyfn.scoring.relations import ScorerLexicon
+from pyfn.scoring.scorer_lexicon import ScorerLexicon
 from pyfn.scoring.semeval import score
 
 WORK = Path("experiments", "xp_001", "work")
@@ -141,7 +141,7 @@ def test_args_deppath_is_deterministic_whatever_the_hash_seed(dirs, deppath):
     root, data, _ = dirs
     out = root / "deppath-again"
     cwd, inputs = _as_the_script_ran(data)
-    code = ("import argparse, sys; from pyfn.baselines.command import add_parser; p = argparse.ArgumentParser(); "
+    code = ("import argparse, sys; from pyfn.cli.baseline import add_parser; p = argparse.ArgumentParser(); "
             "add_parser(p.add_subparsers()); a = p.parse_args(sys.argv[1:]); sys.exit(a.func(a))")
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     subprocess.run([sys.executable, "-c", code, "baseline", "args-deppath", *inputs, "--target", str(out), "--quiet"],
@@ -176,7 +176,7 @@ def test_logreg_frame_scores_under_the_lexical_filters(dirs, logreg, fn15):
     rules). Measured (scikit-learn 1.9.1, seed 0), test: train 3364/4148 (0.81099), full (release lexicon)
     3705/4148 (0.89320), none 2982/4148 (0.71890)."""
     from pyfn.framenet import open_release  # noqa: PLC0415
-    from pyfn.lexicon import release_frames, release_lu_frames, table_lines  # noqa: PLC0415
+    from pyfn.train_lexicon import release_frames, release_lu_frames, table_lines  # noqa: PLC0415
     from pyfn.scoring.protocols import FrameScores, run  # noqa: PLC0415
 
     root, data, lex = dirs

@@ -15,7 +15,7 @@ from lxml import etree
 
 from pyfn.convert import convert
 from pyfn.formats import fnxml
-from pyfn.lexicon import TrainInventory, release_frames
+from pyfn.train_lexicon import TrainInventory, release_frames
 from pyfn.splits.builder import BuildOptions
 
 SPLITS = ("train", "dev", "test")

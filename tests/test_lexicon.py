@@ -1,4 +1,4 @@
-"""Train-only lexicon and scorer lexicon (pyfn.lexicon) on a tiny hand-made release (and fn_train/'s
+"""Train-only lexicon and scorer lexicon (pyfn.train_lexicon) on a tiny hand-made release (and fn_train/'s
 schema rules on the bundled sample)."""
 
 import json
@@ -11,7 +11,7 @@ from conftest import NS, make_set
 from pyfn.errors import PyfnError, UsageError
 from pyfn.framenet import open_release
 from pyfn.framenet.lexicon import read_frame_relations
-from pyfn.lexicon import (
+from pyfn.train_lexicon import (
     RELEASE_LU_FRAMES,
     Kept,
     TrainInventory,
@@ -651,7 +651,7 @@ def test_the_frame_files_of_the_train_view_are_made_durable_by_one_sync(release,
     monkeypatch.setattr(fileio.os, "fsync", lambda fd: (fsynced.append(os.readlink(f"/proc/self/fd/{fd}")), real(fd)))
     monkeypatch.setattr(fileio.os, "sync", lambda: synced.append(len(fsynced)))
     if fails:
-        from pyfn import lexicon  # noqa: PLC0415
+        from pyfn import train_lexicon as lexicon  # noqa: PLC0415
 
         write_all = lexicon._write_all
 

@@ -1,4 +1,4 @@
-"""pyfn.lexicon on the real FrameNet 1.5 release: FT train, frame 398 excluded (and pyfn 1.3's setting)."""
+"""pyfn.train_lexicon on the real FrameNet 1.5 release: FT train, frame 398 excluded (and pyfn 1.3's setting)."""
 
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -8,7 +8,7 @@ from conftest import framenet_reader, schema_failures
 from lxml import etree
 
 from pyfn.formats import jsonl
-from pyfn.lexicon import generate, release_lu_frames
+from pyfn.train_lexicon import generate, release_lu_frames
 from pyfn.splits.builder import BuildOptions, build_splits
 from pyfn.splits.definitions import standard_split
 
@@ -23,7 +23,7 @@ def _splits(release, **options):
 @pytest.fixture(scope="module")
 def lexicon(fn15_lexicon, fn15_sets):
     """``pyfn generate --exclude-frames 398`` (the session's, read only), the splits it was built from
-    (the standard split, frame 398 excluded) and the report of ``pyfn.lexicon.generate`` in its manifest.
+    (the standard split, frame 398 excluded) and the report of ``pyfn.train_lexicon.generate`` in its manifest.
     ``test_pyfn13_hierarchy_counts`` calls ``generate`` itself."""
     return fn15_lexicon.dir, fn15_sets, fn15_lexicon.manifest["lexicon"]
 

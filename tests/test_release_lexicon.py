@@ -9,7 +9,7 @@ import json
 from conftest import REPO
 
 from pyfn.cli import build_parser, main, subparsers
-from pyfn.xp.record import file_digest
+from pyfn.xp.manifest import file_digest
 
 
 def _generate(target, *extra):

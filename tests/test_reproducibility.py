@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pyfn import __version__
 from pyfn.errors import PyfnError, UsageError
 from pyfn.scoring import reproducibility as rp
-from pyfn.scoring.compare_runs_command import add_parser
+from pyfn.cli.compare_runs import add_parser
 from pyfn.scoring.runs_io import read_runs
 from pyfn.scoring.stats import holm
 

@@ -10,7 +10,7 @@ from conftest import make_set
 
 from pyfn.errors import ProblemLog, PyfnError
 from pyfn.fileio import write_lines
-from pyfn.lexicon import TrainInventory, lu_frames, table_lines
+from pyfn.train_lexicon import TrainInventory, lu_frames, table_lines
 from pyfn.scoring.frameid import Accuracy, frame_id_accuracy, read_lu_frames
 from pyfn.scoring.stats import mcnemar, wilson_interval
 

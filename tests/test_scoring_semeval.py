@@ -19,7 +19,7 @@ from pyfn.errors import PyfnError, UsageError
 from pyfn.formats import semeval
 from pyfn.model import AnnotationSet, Label, Layer, Sentence
 from pyfn.scoring import Score, ScorerLexicon, score
-from pyfn.scoring.relations import RelationGraph
+from pyfn.scoring.scorer_lexicon import RelationGraph
 from pyfn.scoring.semeval import max_assignment
 
 SCORING = Path(__file__).resolve().parent / "scoring"

@@ -13,7 +13,7 @@ import pytest
 from pyfn.cli import main
 from pyfn.errors import PyfnError
 from pyfn.parsers import semafor
-from pyfn.parsers import semafor_command
+from pyfn.cli import semafor as semafor_command
 
 SAMPLE = Path(__file__).resolve().parent.parent / "resources" / "sample"
 TAGS = [  # all.lemma.tags lines: count, tokens, POS, ... (only tokens and POS are read by the maps)

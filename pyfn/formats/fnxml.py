@@ -11,7 +11,7 @@
   semantic types, the frame's FEs as the header's legend) taken from the folder's own frame file,
   and the split's exemplar sets of that LU, if any, in one ``subCorpus``;
 - the lexicon: ``frame/*.xml``, ``frameIndex.xml``, ``luIndex.xml``, ``frRelation.xml`` and
-  ``semTypes.xml`` (:func:`pyfn.lexicon.lexicon_view`), with the release's ``schema/*.xsd``. Train's is
+  ``semTypes.xml`` (:func:`pyfn.train_lexicon.lexicon_view`), with the release's ``schema/*.xsd``. Train's is
   train-limited exactly as ``pyfn generate``'s ``fn_train/`` (leak-checked); dev's and test's is the
   release's, without the excluded frames and LUs (evaluation folders: a parser's lexicon comes from
   ``train/`` only), and they have no ``lu/`` (they hold no exemplars);
@@ -47,7 +47,7 @@ from pyfn.formats.base import Losses
 from pyfn.framenet.annotations import read_annotations
 from pyfn.framenet.release import Release
 from pyfn.framenet.xml import FN_NS, NS
-from pyfn.lexicon import TrainInventory, check_leaks, lexicon_view, parse_xml, release_frames, release_inventory
+from pyfn.train_lexicon import TrainInventory, check_leaks, lexicon_view, parse_xml, release_frames, release_inventory
 from pyfn.model import AnnotationSet, Frame, Label, PosTag, Sentence
 from pyfn.workers import chunk_size, job_count, mapper
 

@@ -30,7 +30,7 @@ from pyfn.fileio import atomic_writer
 from pyfn.formats.parquet import RowGroups, file_metadata
 from pyfn.framenet.lexicon import read_frame_definitions, read_frame_relations
 from pyfn.framenet.release import Release
-from pyfn.lexicon import release_lu_frames
+from pyfn.train_lexicon import release_lu_frames
 from pyfn.model import Frame, FrameRelation
 
 FRAMES_SCHEMA_NAME = "pyfn.frames/1"

@@ -38,8 +38,6 @@ from pyfn.model import AnnotationSet, Label, Layer, Sentence, Token, TokenAnnota
 
 TARGET_ENCODINGS = ("list", "range")
 """``list``: every target token (SEMAFOR); ``range``: first and last token, filled (pyfn 1.3, Open-SESAME)."""
-WRITTEN_TARGET_ENCODING = "list"
-"""The target encoding :func:`write` uses (record it in the manifest: files do not show it)."""
 GOLD_RANK = "1"
 GOLD_SCORE = "0.0"
 READ_STATUS = ""

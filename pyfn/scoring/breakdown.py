@@ -50,7 +50,7 @@ CORENESS = ("Core", "Peripheral", "Extra-Thematic", "Core-Unexpressed", "unknown
 """Coreness classes in report order; ``unknown``: an FE name the frame does not define."""
 
 Inventory = Mapping[str, Sequence[tuple[str, str]]]
-"""Frame -> its ``(FE name, coreType)`` (:attr:`pyfn.scoring.relations.ScorerLexicon.inventory`)."""
+"""Frame -> its ``(FE name, coreType)`` (:attr:`pyfn.scoring.scorer_lexicon.ScorerLexicon.inventory`)."""
 FELabel = tuple[str, int, int]
 """An overt FE label: name, first and last character (inclusive)."""
 

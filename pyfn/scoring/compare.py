@@ -17,7 +17,7 @@ from pathlib import Path
 from pyfn.errors import ProblemLog, PyfnError
 from pyfn.scoring.frameid import FrameIdScore, frame_id_files
 from pyfn.scoring.pairing import examples, read_file
-from pyfn.scoring.relations import ScorerLexicon
+from pyfn.scoring.scorer_lexicon import ScorerLexicon
 from pyfn.scoring.semeval import Score, score
 from pyfn.scoring.stats import (
     Point,

@@ -159,7 +159,7 @@ def frame_id_accuracy(
     """Score predicted frames against gold targets (see the module docstring for the alignment).
 
     ``lexicon`` is the train LU -> frames map (:func:`read_lu_frames` or
-    :func:`pyfn.lexicon.lu_frames`); ``where`` names the prediction source in
+    :func:`pyfn.train_lexicon.lu_frames`); ``where`` names the prediction source in
     messages of duplicates logged to ``log`` (a strict log raises). Decisions
     follow gold input order. A gold set without an LU name is an error.
     """

@@ -9,7 +9,7 @@ Modes (points: frame / core FE / non-core FE):
   predictions on such sentences cost nothing).
 
 ``exact=True`` is the script's ``-e``. Otherwise a predicted frame related to the
-gold frame at distance d (:mod:`pyfn.scoring.relations`) earns ``0.8**d`` of its
+gold frame at distance d (:mod:`pyfn.scoring.scorer_lexicon`) earns ``0.8**d`` of its
 points, and a predicted FE related to the gold FE at the *same* distance earns
 ``0.8**d * min(1, fe_paths / frame_paths)`` of its points (at another distance,
 nothing). Points are summed over the file; P = matched/predicted, R =
@@ -87,7 +87,7 @@ from pyfn.errors import Problem, ProblemLog, PyfnError, UsageError
 from pyfn.formats.base import SentenceTable, ordered, sentence_string
 from pyfn.model import AnnotationSet, tokens
 from pyfn.scoring.pairing import Doc, pair, read_file, sentence_warnings
-from pyfn.scoring.relations import FE, ScorerLexicon
+from pyfn.scoring.scorer_lexicon import FE, ScorerLexicon
 
 MODES = ("semeval", "frames", "argsonly")
 SPAN_MATCHES = ("exact", "overlap", "head")

@@ -21,7 +21,6 @@ from functools import partial, reduce
 from itertools import compress, count, islice
 from operator import itemgetter, ne, not_, or_
 from pathlib import Path
-from typing import NamedTuple
 
 from pyfn.collector import no_cycle_collection
 from pyfn.errors import Problem, PyfnError, UsageError
@@ -32,6 +31,7 @@ from pyfn.splits import parsed
 from pyfn.splits.definitions import SplitDefinition
 from pyfn.splits.filters import get_filters
 from pyfn.splits.hashing import fe_rows_signature
+from pyfn.splits.records import Record
 from pyfn.splits.trace import Trace
 from pyfn.spool import SpoolReader, SpoolWriter, Where, spool_folder
 from pyfn.workers import chunk_size, imap, job_count, process_pool, without_fastbins
@@ -65,24 +65,6 @@ class BuildOptions:
         get_filters(self.filters)
         if self.filter_scope not in FILTER_SCOPES:
             raise UsageError(f"unknown filter scope {self.filter_scope!r} (known: {', '.join(FILTER_SCOPES)})")
-
-
-class Record(NamedTuple):
-    """A kept annotation set: output order, hashes and JSON line (UTF-8).
-
-    ``text`` is the sentence string (trailing whitespace removed) in UTF-8, whose byte order is the
-    strings' code point order, and ``order`` pyfn 1.3's within-sentence key: with ``id`` they are
-    the output order of :func:`pyfn.formats.base.ordered`, first in the tuple so that records sort
-    as tuples (no two kept records of a split share ``text`` and ``order``: they would share
-    ``set_hash``, and step 6 keeps one).
-    """
-
-    text: bytes
-    order: str
-    id: int
-    sent_hash: str
-    set_hash: str
-    line: bytes
 
 
 _record = partial(tuple.__new__, Record)

@@ -22,7 +22,7 @@ from pyfn.model import AnnotationSet
 from pyfn.splits.hashing import fe_signature, sentence_hash
 
 if TYPE_CHECKING:
-    from pyfn.splits.builder import Record
+    from pyfn.splits.records import Record
     from pyfn.splits.parsed import ParsedFile
 
 STEPS = {

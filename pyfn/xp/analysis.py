@@ -1,7 +1,7 @@
 """The report sections of an experiment's ``[scoring] analysis``: systems under every protocol, error analysis.
 
 Rows come from the manifest alone (``protocols`` and ``breakdowns``, written
-by :mod:`pyfn.xp.record`); an experiment recorded without them shows neither.
+by :mod:`pyfn.xp.manifest`); an experiment recorded without them shows neither.
 """
 
 from __future__ import annotations

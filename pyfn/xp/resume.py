@@ -23,10 +23,8 @@ from urllib.parse import quote
 
 from pyfn.fileio import sha256_file, write_text
 from pyfn.outdir import files_under
-from pyfn.xp.steps import Layout, Step, target
-
-STEPS = ".steps"
-"""Folder of the records, in the experiment's ``work/``."""
+from pyfn.xp import manifest as xp_manifest
+from pyfn.xp.steps import STEPS, Layout, Step, target
 
 
 @dataclass(frozen=True)
@@ -95,15 +93,13 @@ def _outputs(target: str) -> dict[str, str]:
 
 def _state(step: Tracked, folder: Path) -> dict | None:
     """What the record of ``step`` says when it finished now (None: an input's digest is unknown)."""
-    from pyfn.xp.record import versions  # noqa: PLC0415 - record imports this module's users
-
     inputs = {}
     for path, producer in step.inputs:
         digest = _input_digest(path, producer, folder)
         if digest is None:
             return None
         inputs[path] = digest
-    return {"step": step.name, "argv": list(step.argv), "versions": versions(), "inputs": inputs,
+    return {"step": step.name, "argv": list(step.argv), "versions": xp_manifest.versions(), "inputs": inputs,
             "outputs": _outputs(step.target)}
 
 

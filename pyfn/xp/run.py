@@ -29,7 +29,7 @@ from pyfn.fileio import write_text
 from pyfn.framenet.cache import default_cache_root
 from pyfn.manifest import read_manifest, write_manifest
 from pyfn.resources import resource_path
-from pyfn.xp import record, resume
+from pyfn.xp import manifest as xp_manifest, resume
 from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
 from pyfn.xp.report import page, readme
 from pyfn.xp.resume import Tracked
@@ -102,7 +102,7 @@ def list_experiments(root: Path = DEFAULT_ROOT) -> list[tuple[str, str, str]]:
 def status(recipe: Recipe, folder: Path) -> str:
     """Whether the experiment has been run in this clone and whether a result is recorded, with what to do next."""
     manifest = read_manifest(folder)
-    here = record.ran_here(folder)
+    here = xp_manifest.ran_here(folder)
     if manifest is None:
         return f"run here; not recorded (pyfn xp report {recipe.number})" if here else "not run"
     scored = f"recorded: {len(manifest.get('scores', {}))} systems scored"
@@ -429,11 +429,11 @@ def report(folder: Path) -> dict:
     ``manifest.json`` (last). Not run here, a recorded result is shown again from its manifest, not replaced."""
     recipe = load_recipe(folder)
     layout = Layout(folder)
-    here = record.ran_here(folder)
+    here = xp_manifest.ran_here(folder)
     manifest = None if here else read_manifest(folder)
     if manifest is None:
-        manifest = record.build(recipe, layout)
-    elif manifest["recipe_sha256"] != record.recipe_sha256(folder):
+        manifest = xp_manifest.build(recipe, layout)
+    elif manifest["recipe_sha256"] != xp_manifest.recipe_sha256(folder):
         raise PyfnError(f"{folder / RECIPE} changed since {folder}/manifest.json was recorded and the experiment has "
                         f"not been run here: run it (`pyfn xp run {recipe.number}`) to record the new result")
     write_script(recipe, folder)

@@ -13,9 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pyfn.splits.options import build_flags
 from pyfn.xp.recipe import Recipe, System
 
 EVAL_SPLITS = ("dev", "test")
+STEPS = ".steps"
+"""Folder of the finished steps' records (:mod:`pyfn.xp.resume`), in the experiment's ``work/``."""
 
 
 @dataclass(frozen=True)
@@ -104,17 +107,9 @@ def _quote(arg: str) -> str:
 
 
 def _build_args(recipe: Recipe) -> list[str]:
-    args: list[str] = []
-    if recipe.exemplars:
-        args.append("--with-exemplars")
-    if recipe.exclude_frames:
-        args += ["--exclude-frames", *(str(i) for i in recipe.exclude_frames)]
-    if recipe.filters:
-        args += ["--filter", *recipe.filters]
-    if recipe.filter_scope != "train":
-        args += ["--filter-scope", recipe.filter_scope]
-    if recipe.allow_incomplete:
-        args.append("--allow-incomplete")
+    """The build options of the recipe's ``[data]`` as ``pyfn convert``/``generate`` flags."""
+    args = build_flags(with_exemplars=recipe.exemplars, exclude_frames=recipe.exclude_frames, filters=recipe.filters,
+                       filter_scope=recipe.filter_scope, allow_incomplete=recipe.allow_incomplete)
     if recipe.split != "standard":
         args += ["--split", recipe.split, "--seed", str(recipe.seed)]
         if recipe.split == "kfold":

@@ -26,7 +26,7 @@ from typing import Any
 from pyfn.manifest import read_manifest
 from pyfn.scoring.compare import compare_f1, compare_frame_id
 from pyfn.scoring.frameid import read_lu_frames
-from pyfn.scoring.relations import ScorerLexicon
+from pyfn.scoring.scorer_lexicon import ScorerLexicon
 from pyfn.workers import job_count, mapper
 from pyfn.xp.charts import LEFT, TOP, frame
 from pyfn.xp.recipe import Recipe

@@ -17,7 +17,7 @@ from pathlib import Path
 from pyfn.errors import ProblemLog, PyfnError
 from pyfn.scoring.frameid import frame_id_files, read_lu_frames
 from pyfn.scoring.pairing import Doc, read_file
-from pyfn.scoring.relations import ScorerLexicon
+from pyfn.scoring.scorer_lexicon import ScorerLexicon
 from pyfn.scoring.semeval import score
 from pyfn.xp.recipe import load_recipe
 from pyfn.xp.steps import Layout

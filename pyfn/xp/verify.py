@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 from pyfn.errors import PyfnError
 from pyfn.manifest import MANIFEST, read_manifest
-from pyfn.xp import record
+from pyfn.xp import manifest as xp_manifest
 from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
 from pyfn.xp.run import execute, script_path
 from pyfn.xp.steps import Layout, Step, steps, target
@@ -48,10 +48,10 @@ def _recorded(folder: Path) -> dict[str, Any]:
 def _input_drift(folder: Path, manifest: dict[str, Any]) -> list[str]:
     """Differences in what the experiment is made from: recipe, library versions, FrameNet source."""
     recipe = load_recipe(folder)
-    drift = _diff("recipe", RECIPE, manifest["recipe_sha256"], record.recipe_sha256(folder))
-    for name, version in record.versions().items():
+    drift = _diff("recipe", RECIPE, manifest["recipe_sha256"], xp_manifest.recipe_sha256(folder))
+    for name, version in xp_manifest.versions().items():
         drift += _diff("version of", name, manifest["versions"].get(name), version)
-    source = record.source_record(recipe)
+    source = xp_manifest.source_record(recipe)
     if "sha256" in manifest["inputs"]["framenet"]:
         drift += _diff("input", f"FrameNet source {recipe.source}", manifest["inputs"]["framenet"]["sha256"],
                        source.get("sha256", "missing"))
@@ -61,13 +61,13 @@ def _input_drift(folder: Path, manifest: dict[str, Any]) -> list[str]:
 def _output_drift(folder: Path, manifest: dict[str, Any]) -> list[str]:
     """Differences between the outputs in ``work/`` and those the manifest records."""
     drift: list[str] = []
-    found = record.output_hashes(Layout(folder))
+    found = xp_manifest.output_hashes(Layout(folder))
     for name, digest in manifest["outputs"].items():
         drift += _diff("output", name, digest, found.get(name, "missing (run `pyfn xp run` or verify --rerun)"))
     for name in sorted(set(found) - set(manifest["outputs"])):
         drift += _diff("output", name, "absent", found[name])
     if "parsers" in manifest:  # recorded since pyfn records the external parsers' environment
-        parsers = record.parsers(Layout(folder))
+        parsers = xp_manifest.parsers(Layout(folder))
         for name in sorted(set(manifest["parsers"]) | set(parsers)):
             drift += _diff("external parser in", name, manifest["parsers"].get(name, "absent"),
                            parsers.get(name, "absent"))
@@ -80,7 +80,7 @@ def check(folder: Path) -> list[str]:
     An experiment recorded elsewhere but not run in this clone is an error (exit 2) saying how to run it,
     not a list of every output missing."""
     manifest = _recorded(folder)
-    if not record.ran_here(folder):
+    if not xp_manifest.ran_here(folder):
         number = manifest["experiment"]["number"]
         raise PyfnError(f"{folder} has not been run here (work/ is not committed): `bash {script_path(folder)}` "
                         f"or `pyfn xp run {number}` runs it and then verifies it; `pyfn verify {folder} --rerun` "
@@ -121,7 +121,7 @@ def rerun(folder: Path, main: Callable[[list[str]], int], log: Callable[[str], N
     (and, when it has been run here, the outputs in ``work/`` too)."""
     manifest = _recorded(folder)
     drift = _input_drift(folder, manifest)
-    if record.ran_here(folder):
+    if xp_manifest.ran_here(folder):
         drift += _output_drift(folder, manifest)
     recipe = load_recipe(folder)
     source = Path(expand(recipe.source))
@@ -147,8 +147,8 @@ def rerun(folder: Path, main: Callable[[list[str]], int], log: Callable[[str], N
                 log(f"pyfn verify: rerunning {step.name}")
                 execute(step, recipe.number, main)
                 targets.append(Path(output).relative_to(relative))
-            regenerated = record.output_hashes(Layout(relative))
-            scores = record.read_scores(Layout(relative), recipe)
+            regenerated = xp_manifest.output_hashes(Layout(relative))
+            scores = xp_manifest.read_scores(Layout(relative), recipe)
         originals = manifest["outputs"]
     for name in sorted(set(originals) | set(regenerated)):
         if name in originals and name in regenerated and originals[name] != regenerated[name]:

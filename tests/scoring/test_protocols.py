@@ -12,7 +12,7 @@ from pyfn.formats import semeval
 from pyfn.scoring.protocols import PROTOCOLS, ranks, run
 from pyfn.scoring.protocols import fst, sesame, spanfinder
 from pyfn.scoring.protocols.base import Counts
-from pyfn.scoring.relations import ScorerLexicon
+from pyfn.scoring.scorer_lexicon import ScorerLexicon
 from tests.conftest import make_set
 
 HERE = Path(__file__).resolve().parent

@@ -20,7 +20,7 @@ from protocol_cases import CASES, write_cases  # noqa: E402
 
 from pyfn.formats import jsonl  # noqa: E402
 from pyfn.scoring.protocols import run  # noqa: E402
-from pyfn.scoring.relations import ScorerLexicon  # noqa: E402
+from pyfn.scoring.scorer_lexicon import ScorerLexicon  # noqa: E402
 
 REFERENCE = json.loads((HERE / "protocol_reference.json").read_text())
 TOL = 1e-9

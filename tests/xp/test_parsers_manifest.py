@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pyfn.cli import main
-from pyfn.xp import record
+from pyfn.xp import manifest as record
 from pyfn.xp.steps import Layout
 from pyfn.xp.verify import check
 

@@ -173,7 +173,7 @@ def test_verify_detects_drift_and_rerun_reproduces(root, monkeypatch, capsys):
     (folder / "experiment.toml").write_text((folder / "experiment.toml").read_text().replace("semafor", "bios"))
     drift = check(folder)
     assert drift[:1] == ["recipe experiment.toml:"]
-    monkeypatch.setattr("pyfn.xp.record.versions", lambda: {**manifest["versions"], "lxml": "0.0"})
+    monkeypatch.setattr("pyfn.xp.manifest.versions", lambda: {**manifest["versions"], "lxml": "0.0"})
     assert any(line.startswith("version of lxml") for line in check(folder))
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from pyfn.errors import UsageError
 from pyfn.scoring.protocols import fst, lexfilter, semeval07, sesame, spanfinder
 from pyfn.scoring.protocols.base import Card, Counts, Measure, Result
-from pyfn.scoring.relations import ScorerLexicon
+from pyfn.scoring.scorer_lexicon import ScorerLexicon
 
 __all__ = ["PROTOCOLS", "Card", "Counts", "FrameScores", "Measure", "Result", "rankings", "ranks", "run", "run_all"]
 

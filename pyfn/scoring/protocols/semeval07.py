@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pyfn.scoring.protocols.base import Card, Counts, Measure, Result, Source, signature
-from pyfn.scoring.relations import ScorerLexicon
+from pyfn.scoring.scorer_lexicon import ScorerLexicon
 
 SOURCE = Source("Noahs-ARK/semafor", "be1f08789e4b9b91c2bab170c2f35f406985c332", "scripts/scoring/fnSemScore_modified.pl")
 

@@ -7,14 +7,15 @@ import json
 import sys
 from pathlib import Path
 
+from pyfn.cli._util import Subparsers
 from pyfn.errors import UsageError
 from pyfn.fileio import write_text
 from pyfn.scoring.reproducibility import DEFAULT_RBO_P, TOPIC_UNITS, compare_runs
 from pyfn.scoring.runs_io import read_runs
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add the ``compare-runs`` sub-command to ``sub``."""
+def add_parser(sub: Subparsers) -> None:
+    """Add ``pyfn compare-runs``."""
     p = sub.add_parser(
         "compare-runs",
         help="reproducibility measures between an original and a reproduced run (Breuer et al. 2020)",

@@ -7,15 +7,16 @@ import json
 import sys
 from pathlib import Path
 
+from pyfn.cli._util import EPILOG, SPLIT_CHOICES, Subparsers, add_build_options, build_options, progress_bar, \
+    release_cache
 from pyfn.errors import UsageError
 from pyfn.formats.registry import EXTRAS, WRITERS, FormatOptions
 from pyfn.show import KINDS, SOURCES, Inputs
+from pyfn.splits.builder import SPLITS
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add the ``show`` sub-command to a ``pyfn`` sub-parser set (with ``pyfn convert``'s build options)."""
-    from pyfn.cli import EPILOG, SPLITS, add_build_options  # noqa: PLC0415 - the CLI is loaded: it calls us
-
+def add_parser(sub: Subparsers) -> None:
+    """Add ``pyfn show`` (with ``pyfn convert``'s build options)."""
     p = sub.add_parser(
         "show",
         help="where an annotation set, sentence or document went: its split, or the step and reason that removed it",
@@ -40,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="what ID names (default auto: every annotation set, sentence and document it matches)")
     p.add_argument("--from-source", choices=SOURCES,
                    help="only fulltext or only exemplar sets (default: both, when the build reads exemplars)")
-    p.add_argument("--splits", nargs="+", default=["all"], choices=[*SPLITS, "all"],
+    p.add_argument("--splits", nargs="+", default=["all"], choices=SPLIT_CHOICES,
                    help="splits the conversion wrote, as `pyfn convert --splits` (dev and test are always read)")
     p.add_argument("--to", nargs="+", choices=list(WRITERS), metavar="FORMAT",
                    help="formats whose losses of a kept set are shown: "
@@ -52,17 +53,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _inputs(args: argparse.Namespace) -> tuple[str | None, Inputs]:
     """The release to read and what to rebuild, from the manifest or the options."""
-    from pyfn.cli import SPLITS, build_options  # noqa: PLC0415
     from pyfn.show import manifest_inputs  # noqa: PLC0415
 
-    splits = SPLITS if "all" in args.splits else tuple(s for s in SPLITS if s in args.splits)
-    options = build_options(args, splits)
+    options = build_options(args, args.splits)
     spec = {"kind": args.split, "seed": args.seed, "folds": args.folds, "fold": args.fold}
     if args.manifest is None:
         formats = tuple(fmt for fmt in WRITERS if fmt not in EXTRAS or _installed(fmt))
         return args.source, Inputs(options, spec, tuple(args.to or formats), FormatOptions())
     given = [flag for flag, changed in (
-        ("--splits", splits != SPLITS), ("--with-exemplars", options.with_exemplars),
+        ("--splits", options.splits != SPLITS), ("--with-exemplars", options.with_exemplars),
         ("--exclude-*", any((options.exclude_frames, options.exclude_lus, options.exclude_sentences,
                              options.exclude_annosets))),
         ("--filter", bool(options.filters)), ("--filter-scope", options.filter_scope != "train"),
@@ -86,7 +85,6 @@ def _installed(fmt: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Rebuild with a trace and print what became of ID."""
-    from pyfn.cli import progress_bar, release_cache  # noqa: PLC0415
     from pyfn.convert import SplitSpec, make_definition  # noqa: PLC0415
     from pyfn.framenet.release import open_release  # noqa: PLC0415
     from pyfn.framenet.sources import resolve_source  # noqa: PLC0415
@@ -101,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     definition = make_definition(release, SplitSpec(split.get("kind", "standard"), split.get("seed", 0),
                                                     split.get("folds", 5), split.get("fold", 0)))
     report = show(release, definition, inputs, args.id, kind=args.kind, source=args.from_source,
-                  cache=release_cache(args), progress=progress_bar(args.quiet))
+                  cache=release_cache(args.cache_dir, args.no_cache), progress=progress_bar(args.quiet))
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:

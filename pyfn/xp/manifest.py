@@ -20,8 +20,7 @@ from pyfn.fileio import LOCK_NAME, sha256_file
 from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.scoring.breakdown import digest
 from pyfn.xp.recipe import RECIPE, Recipe, expand
-from pyfn.xp.resume import STEPS
-from pyfn.xp.steps import Layout, steps
+from pyfn.xp.steps import STEPS, Layout, steps
 from pyfn.xp.study import SplitRun, analyse, split_result
 from pyfn.xp.variants import analyse_variants, extra_steps
 

@@ -1,5 +1,5 @@
 """``pyfn open-sesame setup|prepare|train|decode|progress``: run Open-SESAME on pyfn's data
-(:mod:`pyfn.parsers.open_sesame`, :mod:`pyfn.parsers.open_sesame_progress`)."""
+(:mod:`pyfn.parsers.open_sesame`, :mod:`pyfn.parsers.open_sesame_progress`, which do the work)."""
 
 from __future__ import annotations
 
@@ -9,28 +9,18 @@ import os
 import sys
 from pathlib import Path
 
-from pyfn.errors import UsageError
+from pyfn.cli._util import Subparsers, checkout, log
 from pyfn.fileio import write_text
 from pyfn.parsers import open_sesame as sesame
 from pyfn.parsers.open_sesame_progress import progress
 
 
-def _log(args: argparse.Namespace):
-    return (lambda line: None) if args.quiet else (lambda line: print(f"pyfn: {line}", file=sys.stderr))
-
-
-def _home(args: argparse.Namespace) -> Path:
-    home = args.home or os.environ.get("SESAME_HOME")
-    if not home:
-        raise UsageError("no Open-SESAME checkout: pass --home DIR or set SESAME_HOME "
-                         "(git clone https://github.com/swabhs/open-sesame)")
-    return Path(home)
-
-
 def _installation(args: argparse.Namespace) -> Path:
+    home = checkout(args.home, "SESAME_HOME", "no Open-SESAME checkout: pass --home DIR or set SESAME_HOME "
+                    "(git clone https://github.com/swabhs/open-sesame)")
     patches = [Path(p) for p in args.patch] if args.patch is not None else None
     root = Path(args.install_dir) if args.install_dir else None
-    return sesame.setup(_home(args), root, patches, _log(args))
+    return sesame.setup(home, root, patches, log(args.quiet))
 
 
 def _setup(args: argparse.Namespace) -> int:
@@ -43,16 +33,16 @@ def _prepare(args: argparse.Namespace) -> int:
         _installation(args), Path(args.data), Path(args.source), Path(args.run), version=args.version,
         embeddings=Path(args.embeddings) if args.embeddings else None,
         frames=Path(args.frames) if args.frames else None,
-        models_from=Path(args.models_from) if args.models_from else None, log=_log(args))
-    _log(args)(f"prepared {args.run} (Open-SESAME {record['commit'][:12]}, embeddings: {record['embeddings']['source']})")
+        models_from=Path(args.models_from) if args.models_from else None, log=log(args.quiet))
+    log(args.quiet)(f"prepared {args.run} (Open-SESAME {record['commit'][:12]}, embeddings: {record['embeddings']['source']})")
     return 0
 
 
 def _train(args: argparse.Namespace) -> int:
     config = Path(args.config) if args.config else sesame.default_config(args.stage)
     record = sesame.train(_installation(args), Path(args.run), args.stage, args.model or args.stage, config,
-                          args.seed, _log(args))
-    _log(args)(f"{record['model']}: best dev {record['best_dev']} (stopped by {record['stopped']})")
+                          args.seed, log(args.quiet))
+    log(args.quiet)(f"{record['model']}: best dev {record['best_dev']} (stopped by {record['stopped']})")
     return 0
 
 
@@ -60,9 +50,9 @@ def _decode(args: argparse.Namespace) -> int:
     for split in args.splits:
         record = sesame.decode(_installation(args), Path(args.run), args.stage, args.model or args.stage, split,
                                Path(args.output), frames_from=Path(args.frames_from.format(split=split))
-                               if args.frames_from else None, log=_log(args))
+                               if args.frames_from else None, log=log(args.quiet))
         if record["own_evaluation"]:
-            _log(args)(f"{split}: Open-SESAME's own evaluation {json.dumps(record['own_evaluation'], sort_keys=True)}")
+            log(args.quiet)(f"{split}: Open-SESAME's own evaluation {json.dumps(record['own_evaluation'], sort_keys=True)}")
     return 0
 
 
@@ -93,8 +83,8 @@ def _model(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="model name, under RUN/logs/ (default: the stage)")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add the ``open-sesame`` sub-command to a ``pyfn`` sub-parser set."""
+def add_parser(sub: Subparsers) -> None:
+    """Add ``pyfn open-sesame`` and its actions."""
     p = sub.add_parser(
         "open-sesame",
         help="install, train and decode Open-SESAME on pyfn's BIOS files",

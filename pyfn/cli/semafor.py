@@ -9,34 +9,28 @@ import shlex
 import sys
 from pathlib import Path
 
-from pyfn.errors import UsageError
+from pyfn.cli._util import Subparsers, checkout, log
 from pyfn.fileio import write_text
 from pyfn.parsers import semafor
 
 
-def _log(args: argparse.Namespace):
-    return (lambda line: None) if args.quiet else (lambda line: print(f"pyfn: {line}", file=sys.stderr))
-
-
 def _installation(args: argparse.Namespace) -> Path:
-    home = args.home or os.environ.get("SEMAFOR_HOME")
-    if not home:
-        raise UsageError("no SEMAFOR checkout: pass --home DIR or set SEMAFOR_HOME.\n" + semafor.setup_instructions())
-    jwnl = args.jwnl or os.environ.get("SEMAFOR_JWNL")
-    if not jwnl:
-        raise UsageError("no JWNL 1.4_rc3: pass --jwnl DIR|JAR or set SEMAFOR_JWNL.\n" + semafor.setup_instructions())
+    home = checkout(args.home, "SEMAFOR_HOME",
+                    "no SEMAFOR checkout: pass --home DIR or set SEMAFOR_HOME.\n" + semafor.setup_instructions())
+    jwnl = checkout(args.jwnl, "SEMAFOR_JWNL",
+                    "no JWNL 1.4_rc3: pass --jwnl DIR|JAR or set SEMAFOR_JWNL.\n" + semafor.setup_instructions())
     patches = [Path(p) for p in args.patch] if args.patch is not None else None
     root = Path(args.install_dir) if args.install_dir else None
-    return semafor.setup(Path(home), Path(jwnl), root, patches,
+    return semafor.setup(home, jwnl, root, patches,
                          install_packages=getattr(args, "install_packages", False),
-                         unit_tests=not getattr(args, "no_unit_tests", False), log=_log(args))
+                         unit_tests=not getattr(args, "no_unit_tests", False), log=log(args.quiet))
 
 
 def _setup(args: argparse.Namespace) -> int:
     folder = _installation(args)
     record = json.loads((folder / "install.json").read_text(encoding="utf-8"))
     tests = record["unit_tests"]
-    _log(args)(f"SEMAFOR {record['commit'][:12]} built with {record['javac']} in {record['compile_seconds']} s; "
+    log(args.quiet)(f"SEMAFOR {record['commit'][:12]} built with {record['javac']} in {record['compile_seconds']} s; "
                f"JWNL {record['jwnl'].get('version') or record['jwnl'].get('sha256')}; "
                + (f"unit tests: {tests['run']} run, {tests['failures']} failing {tests['failing']}" if tests
                   else "unit tests not run"))
@@ -48,8 +42,8 @@ def _prepare(args: argparse.Namespace) -> int:
     record = semafor.prepare(_installation(args), Path(args.data), Path(args.source), Path(args.run),
                              lexicon=Path(args.lexicon) if args.lexicon else None, fe_map=args.fe_map,
                              fe_map_from=Path(args.fe_map_from) if args.fe_map_from else None,
-                             required_data=not args.no_required_data, heap=args.heap, log=_log(args))
-    _log(args)(f"prepared {args.run} (SEMAFOR {record['commit'][:12]})")
+                             required_data=not args.no_required_data, heap=args.heap, log=log(args.quiet))
+    log(args.quiet)(f"prepared {args.run} (SEMAFOR {record['commit'][:12]})")
     return 0
 
 
@@ -58,8 +52,8 @@ def _config(args: argparse.Namespace) -> Path:
 
 
 def _train(args: argparse.Namespace) -> int:
-    record = semafor.train(_installation(args), Path(args.run), args.stage, _config(args), _log(args))
-    _log(args)(f"{args.stage}: {record['iterations']} iterations, stopped by {record['stopped']} "
+    record = semafor.train(_installation(args), Path(args.run), args.stage, _config(args), log(args.quiet))
+    log(args.quiet)(f"{args.stage}: {record['iterations']} iterations, stopped by {record['stopped']} "
                f"({record['attempts']} attempt(s))")
     return 0
 
@@ -68,8 +62,8 @@ def _decode(args: argparse.Namespace) -> int:
     for split in args.splits:
         record = semafor.decode(_installation(args), Path(args.run), split, Path(args.output),
                                 frames=Path(args.frames_from.format(split=split)) if args.frames_from else None,
-                                model=args.model, log=_log(args))
-        _log(args)(f"{split}: {record['model']} on {record['frames']} frames in {record['seconds']} s")
+                                model=args.model, log=log(args.quiet))
+        log(args.quiet)(f"{split}: {record['model']} on {record['frames']} frames in {record['seconds']} s")
     return 0
 
 
@@ -114,8 +108,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress messages")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add the ``semafor`` sub-command to a ``pyfn`` sub-parser set."""
+def add_parser(sub: Subparsers) -> None:
+    """Add ``pyfn semafor`` and its actions."""
     p = sub.add_parser(
         "semafor",
         help="build, train and decode SEMAFOR on pyfn's SEMAFOR files",

@@ -1,5 +1,4 @@
-"""``pyfn baseline NAME --data DATA --lexicon LEX --target OUT``: train a baseline on DATA's train split,
-write ``OUT/{split}.predicted.xml`` for the SemEval scorer and ``OUT/manifest.json`` (last).
+"""Train a baseline and write its predictions: :func:`run_baseline`, what ``pyfn baseline`` calls.
 
 ``DATA`` is a ``pyfn convert --to jsonl semeval [conllu --preprocess spacy]`` directory, ``LEX`` the
 ``pyfn generate`` directory of the same build (``lu_frames.tsv``; ``frames.xml`` and
@@ -19,13 +18,11 @@ manifest lists the files and records the option only then.
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pyfn import __version__
 from pyfn.baselines import data as bd
@@ -33,7 +30,7 @@ from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import locked_directory, sha256_file
 from pyfn.manifest import MANIFEST, check_finished, read_manifest, write_manifest
 from pyfn.model import AnnotationSet
-from pyfn.scoring import frame_scores
+from pyfn.scoring import frame_scores as frame_scores_file
 from pyfn.workers import job_count
 
 SYSTEMS = {
@@ -52,70 +49,44 @@ Candidates = Mapping[str, frozenset[str]] | None
 """The release lexicon of ``--candidates release`` (LU name -> frames), or None."""
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add the ``baseline`` sub-command to a ``pyfn`` sub-parser set."""
-    p = sub.add_parser(
-        "baseline",
-        help="train an offline baseline on train and write {split}.predicted.xml (frame id: mff, logreg; "
-             "args given gold frames: deppath)",
-        description=(
-            "Train NAME on DATA/train.jsonl only (never dev or test; args-deppath tunes one threshold on dev) "
-            "and write OUT/{split}.predicted.xml, with every gold sentence, for `pyfn score`, then "
-            "OUT/manifest.json (rules, hyper-parameters, seed, training counts, sha256 of every file read "
-            "and written). " + "; ".join(f"{name}: {what}" for name, what in SYSTEMS.items()) + "."
-        ),
-    )
-    p.add_argument("name", choices=list(SYSTEMS), metavar="NAME", help=", ".join(SYSTEMS))
-    p.add_argument("--data", required=True, metavar="DATA",
-                   help="`pyfn convert` directory: {train,dev,test}.jsonl (+ {split}.sentences and {split}.conllu "
-                   "from --preprocess: parse features; args-deppath needs them)")
-    p.add_argument("--lexicon", required=True, metavar="LEX",
-                   help="`pyfn generate` directory of the same build: lu_frames.tsv (+ frames.xml, "
-                   "frRelations.xml: the scorer lexicon args-deppath tunes with)")
-    p.add_argument("--target", required=True, metavar="OUT", help="output directory (created if missing)")
-    p.add_argument("--splits", nargs="+", default=list(EVAL_SPLITS), choices=list(EVAL_SPLITS),
-                   help="splits to predict (default: dev test)")
-    p.add_argument("--seed", type=int, default=0, metavar="N",
-                   help="random seed of frameid-logreg (default 0; recorded by all)")
-    p.add_argument("--threshold", type=float, default=None, metavar="T",
-                   help="args-deppath: use this score threshold instead of tuning it on dev")
-    p.add_argument("--candidates", choices=list(CANDIDATES), default="train",
-                   help="frameid-mff, frameid-logreg: candidate frames at decoding. train (default): the train-only "
-                   "lexicon LEX/lu_frames.tsv; release: first LEX/release_lu_frames.tsv (`pyfn generate "
-                   "--release-lexicon`: every LU of the full release's frame files), so an LU unseen in train "
-                   "still gets only its own frames, as Open-SESAME decodes (mff: rule 'release'; logreg: the best "
-                   "of its release frames). Training reads train only either way; recorded in the manifest")
-    p.add_argument("--frame-scores", action="store_true",
-                   help="frameid-logreg: also write OUT/{split}.frame_scores.jsonl, the classifier's score of every "
-                   "train frame per target before decoding (for `pyfn score --protocol lexfilter:*`; large: about "
-                   "100 MB for FN 1.5 test); recorded in the manifest")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="frameid-logreg: threads that fit its one-vs-rest classifiers (default 0: one per core; "
-                   "one inside a study's parallel splits). The weights and predictions are the same for any N")
-    p.add_argument("--quiet", action="store_true", help="no summary on stderr")
-    p.set_defaults(func=run)
+class Options(NamedTuple):
+    """The options of a baseline run (``pyfn baseline``'s, as keywords of :func:`run_baseline`)."""
+
+    seed: int = 0
+    threshold: float | None = None
+    candidates: str = "train"
+    frame_scores: bool = False
+    jobs: int | None = None
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run ``pyfn baseline`` with parsed arguments; return the exit code."""
+class Trained(NamedTuple):
+    """What :func:`run_baseline` wrote: the manifest (also in ``target/manifest.json``) and a one-line summary
+    of the training (counts, rules, tuned threshold, seconds)."""
+
+    manifest: dict[str, Any]
+    summary: str
+    seconds: float
+
+
+def run_baseline(name: str, data: str | Path, lexicon: str | Path, target: str | Path, *,
+                 splits: Sequence[str] = EVAL_SPLITS, seed: int = 0, threshold: float | None = None,
+                 candidates: str = "train", frame_scores: bool = False, jobs: int | None = None) -> Trained:
+    """Train the baseline ``name`` (a key of :data:`SYSTEMS`) on ``data``'s train split with ``lexicon``'s
+    train-only lexicon, write ``target/{split}.predicted.xml`` for each of ``splits`` (dev, test) and
+    ``target/manifest.json`` last. The options are ``pyfn baseline``'s: ``seed`` (frameid-logreg),
+    ``threshold`` (args-deppath; None: tuned on dev), ``candidates`` (``train`` or ``release``; frame
+    identification), ``frame_scores`` (frameid-logreg), ``jobs`` (frameid-logreg's threads; None: one per core)."""
     started = time.perf_counter()
-    splits = [s for s in EVAL_SPLITS if s in args.splits]
-    if args.threshold is not None:
-        if args.name != "args-deppath":
-            raise UsageError("--threshold goes with args-deppath")
-        if not 0.0 <= args.threshold <= 1.0:
-            raise UsageError(f"--threshold {args.threshold}: must lie between 0 and 1")
-    if args.jobs is not None and args.name != "frameid-logreg":
-        raise UsageError("--jobs goes with frameid-logreg (the one baseline that trains in threads)")
-    if args.jobs is not None and args.jobs < 0:
-        raise UsageError("--jobs must be >= 0")
-    if not 0 <= args.seed < 2**32:
-        raise UsageError(f"--seed {args.seed}: must lie between 0 and 2**32 - 1")
-    if args.candidates != "train" and args.name not in FRAMEID:
-        raise UsageError(f"--candidates {args.candidates} goes with {' and '.join(FRAMEID)}")
-    if args.frame_scores and args.name != "frameid-logreg":
-        raise UsageError("--frame-scores goes with frameid-logreg (the one baseline that scores every frame)")
-    data, lexicon_dir, target = Path(args.data), Path(args.lexicon), Path(args.target)
+    if name not in SYSTEMS:
+        raise UsageError(f"unknown baseline {name!r} (known: {', '.join(SYSTEMS)})")
+    unknown = [split for split in splits if split not in EVAL_SPLITS]
+    if unknown:
+        raise UsageError(f"unknown split {', '.join(unknown)} (known: {', '.join(EVAL_SPLITS)})")
+    splits = [s for s in EVAL_SPLITS if s in splits]
+    options = Options(seed, threshold, candidates, frame_scores, jobs)
+    _check_options(name, options)
+    given = {"data": str(data), "lexicon": str(lexicon)}  # recorded as given
+    data, lexicon_dir, target = Path(data), Path(lexicon), Path(target)
     for role, directory in (("--data", data), ("--lexicon", lexicon_dir)):
         if not directory.is_dir():
             raise PyfnError(f"{directory}: no such directory ({role})")
@@ -124,38 +95,36 @@ def run(args: argparse.Namespace) -> int:
         check_finished(directory)  # a directory without a (matching) manifest is not a result to train on
     inputs = bd.Inputs()
     lu_frames = _lexicon(lexicon_dir, inputs)
-    candidates = _release_lexicon(lexicon_dir, inputs) if args.candidates == "release" else None
+    release = _release_lexicon(lexicon_dir, inputs) if candidates == "release" else None
     train = bd.load_sets(data, "train", inputs)
     _check_lexicon(lu_frames, train, data / "train.jsonl", lexicon_dir / "lu_frames.tsv")
     gold = {split: bd.load_sets(data, split, inputs) for split in splits}
-    system = _SYSTEMS[args.name]
-    result = system(args, data, lexicon_dir, lu_frames, train, gold, inputs, candidates=candidates)
+    result = _SYSTEMS[name](options, data, lexicon_dir, lu_frames, train, gold, inputs, candidates=release)
     outputs: dict[str, str] = {}
     with locked_directory(target):
         _forget_previous_run(target)
         for split in splits:
             path = bd.write_predictions(target, split, result["predictions"][split], gold[split])
             outputs[path.name] = sha256_file(path)
-            if args.frame_scores:
-                scores = target / f"{split}.{frame_scores.SUFFIX}"
-                outputs[scores.name] = frame_scores.write(scores, result["predictions"][split],
-                                                          result["scores"][split], gold[split])
+            if frame_scores:
+                scores = target / f"{split}.{frame_scores_file.SUFFIX}"
+                outputs[scores.name] = frame_scores_file.write(scores, result["predictions"][split],
+                                                               result["scores"][split], gold[split])
         manifest = {
             "pyfn_version": __version__,
             "command": "baseline",
-            "system": args.name,
-            "description": SYSTEMS[args.name],
+            "system": name,
+            "description": SYSTEMS[name],
             "options": {
-                "data": str(args.data),
-                "lexicon": str(args.lexicon),
+                **given,
                 "splits": splits,
-                "seed": args.seed,
-                "threshold": args.threshold,
-                **({"candidates": args.candidates} if candidates is not None else {}),
-                **({"frame_scores": True} if args.frame_scores else {}),
+                "seed": seed,
+                "threshold": threshold,
+                **({"candidates": candidates} if release is not None else {}),
+                **({"frame_scores": True} if frame_scores else {}),
             },
-            **({"candidates": _candidates_record(lexicon_dir, candidates)} if candidates is not None else {}),
-            "seed": args.seed,
+            **({"candidates": _candidates_record(lexicon_dir, release)} if release is not None else {}),
+            "seed": seed,
             "model": result["model"],
             "predictions": {
                 split: {
@@ -169,12 +138,28 @@ def run(args: argparse.Namespace) -> int:
             "outputs": dict(sorted(outputs.items())),
         }
         write_manifest(target, manifest)
-    if not args.quiet:
-        wrote = ", ".join(f"{split}.predicted.xml ({len(result['predictions'][split]):,} sets)" for split in splits)
-        how = " (candidates: release lexicon)" if candidates is not None else ""
-        print(f"pyfn: {args.name}{how}: {result['summary']}; wrote {wrote or 'no predictions'} and manifest.json in "
-              f"{target} ({time.perf_counter() - started:.1f} s)", file=sys.stderr)
-    return 0
+    return Trained(manifest, result["summary"], time.perf_counter() - started)
+
+
+def _check_options(name: str, options: Options) -> None:
+    """Refuse an option that ``name`` does not take, or a value out of range."""
+    if options.threshold is not None:
+        if name != "args-deppath":
+            raise UsageError("--threshold goes with args-deppath")
+        if not 0.0 <= options.threshold <= 1.0:
+            raise UsageError(f"--threshold {options.threshold}: must lie between 0 and 1")
+    if options.jobs is not None and name != "frameid-logreg":
+        raise UsageError("--jobs goes with frameid-logreg (the one baseline that trains in threads)")
+    if options.jobs is not None and options.jobs < 0:
+        raise UsageError("--jobs must be >= 0")
+    if not 0 <= options.seed < 2**32:
+        raise UsageError(f"--seed {options.seed}: must lie between 0 and 2**32 - 1")
+    if options.candidates not in CANDIDATES:
+        raise UsageError(f"--candidates {options.candidates}: unknown (known: {', '.join(CANDIDATES)})")
+    if options.candidates != "train" and name not in FRAMEID:
+        raise UsageError(f"--candidates {options.candidates} goes with {' and '.join(FRAMEID)}")
+    if options.frame_scores and name != "frameid-logreg":
+        raise UsageError("--frame-scores goes with frameid-logreg (the one baseline that scores every frame)")
 
 
 # --------------------------------------------------------------------------- shared checks
@@ -191,7 +176,7 @@ def _forget_previous_run(target: Path) -> None:
     if previous and previous.get("command") == "baseline":
         for name in previous.get("outputs", {}):
             if name in {f"{split}.{suffix}" for split in EVAL_SPLITS
-                        for suffix in ("predicted.xml", frame_scores.SUFFIX)}:
+                        for suffix in ("predicted.xml", frame_scores_file.SUFFIX)}:
                 (target / name).unlink(missing_ok=True)
 
 
@@ -264,7 +249,7 @@ def _parses(data: Path, splits: Sequence[str], sets: Mapping[str, Sequence[Annot
 # --------------------------------------------------------------------------- systems
 
 
-def _mff(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
+def _mff(options: Options, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
          train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs,
          candidates: Candidates = None) -> dict:
     from pyfn.baselines.mff import MostFrequentFrame  # noqa: PLC0415
@@ -290,7 +275,7 @@ def _mff(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Map
     }
 
 
-def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
+def _logreg(options: Options, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
             train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs,
             candidates: Candidates = None) -> dict:
     from pyfn.baselines.logreg import LogRegFrameId  # noqa: PLC0415
@@ -298,8 +283,8 @@ def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: 
     splits = ["train", *gold]
     parses = _parses(data, splits, {"train": train, **gold}, inputs, required=False)
     started = time.perf_counter()
-    model = LogRegFrameId.fit(bd.instances(train, parses["train"]), lu_frames, seed=args.seed,
-                              jobs=job_count(args.jobs or 0, len({aset.frame_name for aset in train})))
+    model = LogRegFrameId.fit(bd.instances(train, parses["train"]), lu_frames, seed=options.seed,
+                              jobs=job_count(options.jobs or 0, len({aset.frame_name for aset in train})))
     seconds = time.perf_counter() - started
     fired = ("known_single", "known_ambiguous", "unknown")
     if candidates is not None:
@@ -309,7 +294,7 @@ def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: 
         items = bd.instances(sets, parses[split])
         decided = model.predict(items, candidates)
         predictions[split] = [bd.with_frame(aset, frame) for aset, (frame, _) in zip(sets, decided, strict=True)]
-        if args.frame_scores:
+        if options.frame_scores:
             scores[split] = model.scores(items)
         rules = Counter(rule for _, rule in decided)
         per_split[split] = {"rules_fired": {r: rules[r] for r in fired}}
@@ -327,13 +312,13 @@ def _logreg(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: 
     }
 
 
-def _args(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
+def _args(options: Options, data: Path, lexicon_dir: Path, lu_frames: Mapping[str, frozenset[str]],
           train: Sequence[AnnotationSet], gold: Mapping[str, Sequence[AnnotationSet]], inputs: bd.Inputs,
           candidates: Candidates = None) -> dict:
     from pyfn.baselines import args as deppath  # noqa: PLC0415
 
     sets = {"train": train, **gold}
-    tune = args.threshold is None
+    tune = options.threshold is None
     if tune and "dev" not in sets:
         sets["dev"] = bd.load_sets(data, "dev", inputs)
     scorer_lexicon = _scorer_lexicon(lexicon_dir, inputs) if tune else None
@@ -349,7 +334,7 @@ def _args(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Ma
         dev_f1 = next(g["f1"] for g in grid if g["threshold"] == threshold)
         summary = f"threshold {threshold:g} tuned on dev (argsonly F1 {dev_f1:.4f})"
     else:
-        threshold = args.threshold
+        threshold = options.threshold
         record["threshold"] = {"value": threshold, "tuned_on": None}
         summary = f"threshold {threshold:g} (given)"
     predictions, per_split = {}, {}
@@ -367,11 +352,12 @@ def _args(args: argparse.Namespace, data: Path, lexicon_dir: Path, lu_frames: Ma
 
 
 def _scorer_lexicon(directory: Path, inputs: bd.Inputs) -> Any:
-    from pyfn.scoring.relations import ScorerLexicon  # noqa: PLC0415
+    """The scorer lexicon of ``pyfn generate``'s frames.xml and frRelations.xml (recorded as inputs)."""
+    from pyfn.scoring.scorer_lexicon import scorer_lexicon  # noqa: PLC0415
 
     frames = bd.need(directory / "frames.xml", "written by `pyfn generate`; needed to tune the threshold on dev")
     relations = bd.need(directory / "frRelations.xml", "written by `pyfn generate`; needed to tune the threshold")
-    lexicon = ScorerLexicon.from_files(frames, relations)
+    lexicon, _ = scorer_lexicon(frames=frames, relations=relations)
     inputs.add("lexicon", frames)
     inputs.add("lexicon", relations)
     return lexicon

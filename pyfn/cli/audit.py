@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from pyfn.cli._util import Subparsers, release_cache
 from pyfn.errors import UsageError
 from pyfn.fileio import write_text
 
@@ -25,8 +26,8 @@ DESCRIPTION = (
 )
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add the ``audit`` sub-command to a ``pyfn`` sub-parser set."""
+def add_parser(sub: Subparsers) -> None:
+    """Add ``pyfn audit``."""
     p = sub.add_parser("audit", help="check a train/dev/test split for leakage and duplicates (exit 1 on leakage)",
                        description=DESCRIPTION)
     p.add_argument("inputs", nargs="*", metavar="INPUT", help="inputs holding one or more splits (see above)")
@@ -62,7 +63,6 @@ def run(args: argparse.Namespace) -> int:
     """Check the arguments, audit, print the report or the JSON; 1 when leakage is found."""
     from pyfn.audit.report import lines  # noqa: PLC0415
     from pyfn.audit.run import audit  # noqa: PLC0415
-    from pyfn.framenet.cache import ReleaseCache  # noqa: PLC0415
 
     if args.jobs < 0:
         raise UsageError("--jobs must be >= 0")
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--against-source goes with --against")
     inputs = [(Path(p), None) for p in args.inputs]
     inputs += [(Path(p), split) for split in ("train", "dev", "test") for p in getattr(args, split)]
-    cache = None if args.no_cache else ReleaseCache.under(Path(args.cache_dir) if args.cache_dir else None)
+    cache = release_cache(args.cache_dir, args.no_cache)
     result = audit(inputs, source=args.source, against=_against(args.against), against_source=args.against_source,
                    examples=args.examples, jobs=args.jobs, cache=cache)
     text = json.dumps(result, indent=1, ensure_ascii=False) + "\n"

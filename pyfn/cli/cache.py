@@ -9,13 +9,12 @@ import sys
 from pathlib import Path
 
 from pyfn.cache_admin import Entry, record, remove, scan, size_text, to_prune
+from pyfn.cli._util import EPILOG, Subparsers
 from pyfn.framenet.listing import FOLDER
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add the ``cache`` sub-command to a ``pyfn`` sub-parser set."""
-    from pyfn.cli import EPILOG  # noqa: PLC0415 - the CLI is loaded: it calls us
-
+def add_parser(sub: Subparsers) -> None:
+    """Add ``pyfn cache``."""
     p = sub.add_parser(
         "cache",
         help="list pyfn's caches (parsed releases, preprocessing results), prune what this pyfn cannot use, clear",

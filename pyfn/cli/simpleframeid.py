@@ -5,29 +5,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
+from pyfn.cli._util import Subparsers, checkout, log
 from pyfn.errors import UsageError
 from pyfn.parsers import simpleframeid as sfi
 
 
-def _log(args: argparse.Namespace):
-    return (lambda line: None) if args.quiet else (lambda line: print(f"pyfn: {line}", file=sys.stderr))
-
-
-def _home(args: argparse.Namespace) -> Path:
-    home = args.home or os.environ.get("SIMPLEFRAMEID_HOME")
-    if not home:
-        raise UsageError("no SimpleFrameId checkout: pass --home DIR or set SIMPLEFRAMEID_HOME "
-                         "(git clone https://github.com/UKPLab/eacl2017-oodFrameNetSRL)")
-    return Path(home)
-
-
 def _installation(args: argparse.Namespace) -> Path:
+    home = checkout(args.home, "SIMPLEFRAMEID_HOME", "no SimpleFrameId checkout: pass --home DIR or set "
+                    "SIMPLEFRAMEID_HOME (git clone https://github.com/UKPLab/eacl2017-oodFrameNetSRL)")
     patches = [Path(p) for p in args.patch] if args.patch is not None else None
     root = Path(args.install_dir) if args.install_dir else None
-    return sfi.setup(_home(args), args.python, root, patches, _log(args))
+    return sfi.setup(home, args.python, root, patches, log(args.quiet))
 
 
 def _setup(args: argparse.Namespace) -> int:
@@ -39,8 +29,8 @@ def _prepare(args: argparse.Namespace) -> int:
     record = sfi.prepare(
         _installation(args), Path(args.data), Path(args.lexicon), Path(args.run),
         embeddings=Path(args.embeddings) if args.embeddings else None,
-        text=[Path(t) for t in args.text] if args.text else None, log=_log(args))
-    _log(args)(f"prepared {args.run} (SimpleFrameId {record['commit'][:12]}, "
+        text=[Path(t) for t in args.text] if args.text else None, log=log(args.quiet))
+    log(args.quiet)(f"prepared {args.run} (SimpleFrameId {record['commit'][:12]}, "
                f"embeddings: {record['embeddings']['source']})")
     return 0
 
@@ -50,16 +40,16 @@ def _train(args: argparse.Namespace) -> int:
     if wsabie and args.classifier != "wsb":
         raise UsageError(f"--{next(iter(wsabie)).replace('_', '-')} is a WSABIE setting (--classifier wsb)")
     record = sfi.train(_installation(args), Path(args.run), args.model or f"{args.classifier}-{args.context}",
-                       args.classifier, args.context, args.seed, log=_log(args), **wsabie)
-    _log(args)(f"{record['model']}: trained in {record['seconds']} s (seed {record['seed']})")
+                       args.classifier, args.context, args.seed, log=log(args.quiet), **wsabie)
+    log(args.quiet)(f"{record['model']}: trained in {record['seconds']} s (seed {record['seed']})")
     return 0
 
 
 def _decode(args: argparse.Namespace) -> int:
     for split in args.splits:
         record = sfi.decode(_installation(args), Path(args.run), args.model, split, Path(args.output),
-                            no_lexicon=args.no_lexicon, log=_log(args))
-        _log(args)(f"{split}: {record['summary']}")
+                            no_lexicon=args.no_lexicon, log=log(args.quiet))
+        log(args.quiet)(f"{split}: {record['summary']}")
     return 0
 
 
@@ -76,8 +66,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress messages")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add the ``simpleframeid`` sub-command to a ``pyfn`` sub-parser set."""
+def add_parser(sub: Subparsers) -> None:
+    """Add ``pyfn simpleframeid`` and its actions."""
     p = sub.add_parser(
         "simpleframeid",
         help="install, train and decode SimpleFrameId (frame identification) on pyfn's SEMAFOR files",

@@ -13,6 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from pyfn.cli._util import EPILOG, Subparsers, add_quiet, cache_hint, progress_bar, release_cache
+from pyfn.splits.filters import FILTERS
+
 DESCRIPTION = (
     "Write TARGET as a Hugging Face dataset folder that datasets.load_dataset(TARGET, CONFIG) reads offline, "
     "without a loading script: Parquet files per config and split (fulltext: the standard split; "
@@ -25,11 +28,8 @@ DESCRIPTION = (
 )
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Add the ``export`` sub-command (with its one target, ``hf``) to a ``pyfn`` sub-parser set."""
-    from pyfn.cli import EPILOG  # noqa: PLC0415 - the CLI is loaded: it calls us
-    from pyfn.splits.filters import FILTERS  # noqa: PLC0415
-
+def add_parser(sub: Subparsers) -> None:
+    """Add ``pyfn export`` (with its one target, ``hf``)."""
     export = sub.add_parser("export", help="publish-ready folders: hf (a Hugging Face dataset with its card)",
                             description="Write a publish-ready folder of a FrameNet release.", epilog=EPILOG)
     targets = export.add_subparsers(dest="export_target", metavar="TARGET")
@@ -54,7 +54,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="build even when split documents are missing (the card says so; never called standard)")
     p.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per core)")
     p.add_argument("--strict", action="store_true", help="stop at the first bad item instead of skipping and counting")
-    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    add_quiet(p)
     p.add_argument("--cache-dir", metavar="DIR", help="root of pyfn's caches (default: $PYFN_CACHE, else "
                    "~/.cache/pyfn)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the parsed-release cache")
@@ -63,23 +63,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Check the arguments, export, print where the folder is and what it holds."""
-    from pyfn.cli import cache_hint, progress_bar, release_cache  # noqa: PLC0415
-    from pyfn.errors import UsageError  # noqa: PLC0415
     from pyfn.framenet.sources import SAMPLE, resolve_source  # noqa: PLC0415
     from pyfn.hub.export import export_hf  # noqa: PLC0415
-    from pyfn.splits.builder import BuildOptions  # noqa: PLC0415
+    from pyfn.splits.options import build_options  # noqa: PLC0415
 
-    if args.jobs < 0:
-        raise UsageError("--jobs must be >= 0")
-    path, label = resolve_source(args.source)
-    options = BuildOptions(
-        exclude_frames=frozenset(args.exclude_frames), exclude_lus=frozenset(args.exclude_lus),
-        exclude_sentences=frozenset(args.exclude_sentences), exclude_annosets=frozenset(args.exclude_annosets),
-        filters=tuple(args.filter), strict=args.strict, allow_incomplete=args.allow_incomplete, jobs=args.jobs,
+    options = build_options(
+        exclude_frames=args.exclude_frames, exclude_lus=args.exclude_lus, exclude_sentences=args.exclude_sentences,
+        exclude_annosets=args.exclude_annosets, filters=args.filter, strict=args.strict,
+        allow_incomplete=args.allow_incomplete, jobs=args.jobs, flags=True,
     )
+    path, label = resolve_source(args.source)
     if not args.quiet:
         print(f"pyfn: reading {label} (twice: without and with exemplars)", file=sys.stderr)
-    cache = release_cache(args)
+    cache = release_cache(args.cache_dir, args.no_cache)
     manifest = export_hf(path, args.target, options=options, repo_id=args.repo_id,
                          source_label=SAMPLE if args.source == SAMPLE else None,
                          progress=progress_bar(args.quiet), force=args.force, cache=cache)
