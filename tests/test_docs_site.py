@@ -3,6 +3,7 @@ every internal link of the built HTML lands on a file and an anchor that exist, 
 of ``convert`` shows its options in headless Chromium (as tests/xp/test_report_browser.py opens report.html).
 
 CI builds the site once (.ci/run) and names the folder in ``PYFN_DOCS_HTML``; without it the site is built here.
+The screenshot goes to ``PYFN_DOCS_SCREENSHOT`` (CI: ``cli-convert.png`` beside the site), else to a temporary folder.
 """
 
 from __future__ import annotations
