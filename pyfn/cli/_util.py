@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -148,7 +148,7 @@ def add_cache_options(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> N
                    help="neither read nor write pyfn's caches (default: use them; outputs are the same either way)")
 
 
-def build_options(args: argparse.Namespace, splits: Any = "all") -> BuildOptions:
+def build_options(args: argparse.Namespace, splits: str | Iterable[str] = "all") -> BuildOptions:
     """The :class:`BuildOptions` of :func:`add_build_options`' options (``splits``: names or ``"all"``)."""
     return make_build_options(
         splits=splits, with_exemplars=args.with_exemplars, exclude_frames=args.exclude_frames or (),

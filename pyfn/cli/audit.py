@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from pyfn.cli._util import Subparsers, release_cache
+from pyfn.cli._util import Subparsers, add_cache_options, release_cache
 from pyfn.errors import UsageError
 from pyfn.fileio import write_text
 
@@ -46,8 +46,7 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument("--output", metavar="FILE", help="write the JSON record to FILE (atomically) and the report to stdout")
     p.add_argument("--jobs", type=int, default=0, metavar="N",
                    help="processes reading the release for ids (default 0: one per core)")
-    p.add_argument("--cache-dir", metavar="DIR", help="root of pyfn's caches (default: $PYFN_CACHE, else ~/.cache/pyfn)")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the parsed-release cache")
+    add_cache_options(p)
     p.set_defaults(func=run)
 
 

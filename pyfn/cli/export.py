@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pyfn.cli._util import EPILOG, Subparsers, add_quiet, cache_hint, progress_bar, release_cache
+from pyfn.cli._util import EPILOG, Subparsers, add_cache_options, add_quiet, cache_hint, progress_bar, release_cache
 from pyfn.splits.filters import FILTERS
 
 DESCRIPTION = (
@@ -55,9 +55,7 @@ def add_parser(sub: Subparsers) -> None:
     p.add_argument("--jobs", type=int, default=0, help="worker processes (default: one per core)")
     p.add_argument("--strict", action="store_true", help="stop at the first bad item instead of skipping and counting")
     add_quiet(p)
-    p.add_argument("--cache-dir", metavar="DIR", help="root of pyfn's caches (default: $PYFN_CACHE, else "
-                   "~/.cache/pyfn)")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the parsed-release cache")
+    add_cache_options(p)
     p.set_defaults(func=run)
 
 

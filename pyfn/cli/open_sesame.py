@@ -95,10 +95,10 @@ def add_parser(sub: Subparsers) -> None:
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
+    p.set_defaults(func=run)
     setup = actions.add_parser("setup", help="install Open-SESAME (once per commit, patches and pins); "
                                "prints the installation folder")
     _common(setup)
-    setup.set_defaults(func=_setup)
     prepare = actions.add_parser("prepare", help="lay out a run folder: configuration, data, frames, embeddings")
     _common(prepare)
     prepare.add_argument("--data", required=True, help="`pyfn convert --to bios` folder (train/dev/test.bios)")
@@ -114,13 +114,11 @@ def add_parser(sub: Subparsers) -> None:
                          help="use the finished trainings of another run folder prepared from the same train.bios, "
                               "frames and embeddings (checked by sha256): a data variant that changes only dev/test "
                               "or the evaluation is decoded with the same models (default: train here)")
-    prepare.set_defaults(func=_prepare)
     train = actions.add_parser("train", help="train a model (resumes from its last saved model)")
     _model(train)
     train.add_argument("--config", help="Open-SESAME configuration JSON: the budget (epochs, patience, dev "
                        "evaluation interval) and sizes (default: pyfn's resources/parsers/open-sesame-STAGE.json)")
     train.add_argument("--seed", type=int, default=1, help="DyNet's and Python's seed (default 1)")
-    train.set_defaults(func=_train)
     decode = actions.add_parser("decode", help="decode dev/test with gold targets (frameid) or given frames (argid)")
     _model(decode)
     decode.add_argument("--splits", nargs="+", default=["test"], choices=["dev", "test"], help="default: test")
@@ -128,7 +126,6 @@ def add_parser(sub: Subparsers) -> None:
                         "Open-SESAME's own evaluation")
     decode.add_argument("--frames-from", help="argid: BIOS file of predicted frames ({split} is replaced), e.g. "
                         "a frameid decode's OUT/{split}.bios (default: the gold frames)")
-    decode.set_defaults(func=_decode)
     report = actions.add_parser("progress", help="how far an argid training has come: epochs, dev F1 at every "
                                 "evaluation, checkpoints' sha256, restarts, speed, the command that resumes it")
     report.add_argument("--run", required=True, help="a prepared run folder")
@@ -136,4 +133,12 @@ def add_parser(sub: Subparsers) -> None:
                         "patch saves)")
     report.add_argument("--model", help="model name, under RUN/logs/ (default: the stage)")
     report.add_argument("--output", help="JSON file written (default: standard output)")
-    report.set_defaults(func=_progress)
+
+
+ACTIONS = {"setup": _setup, "prepare": _prepare, "train": _train, "decode": _decode, "progress": _progress}
+"""The function of each action."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the action ``args.action`` names."""
+    return ACTIONS[args.action](args)

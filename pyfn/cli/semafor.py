@@ -122,13 +122,13 @@ def add_parser(sub: Subparsers) -> None:
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
+    p.set_defaults(func=run)
     setup = actions.add_parser("setup", help="build SEMAFOR (once per commit, patch, JWNL, jars and JDK); prints "
                                "the installation folder")
     _common(setup)
     setup.add_argument("--install-packages", action="store_true",
                        help="apt-get install the missing Debian packages (default: name them and stop)")
     setup.add_argument("--no-unit-tests", action="store_true", help="do not run SEMAFOR's JUnit tests")
-    setup.set_defaults(func=_setup)
     prepare = actions.add_parser("prepare", help="lay out a run folder: data, maps, frame costs, WordNet, reqData")
     _common(prepare)
     prepare.add_argument("--data", required=True, help="`pyfn convert --to semafor conllx` folder")
@@ -145,14 +145,12 @@ def add_parser(sub: Subparsers) -> None:
     prepare.add_argument("--no-required-data", action="store_true",
                          help="skip RequiredDataCreation (argument identification given frames does not need it)")
     prepare.add_argument("--heap", default="8g", help="Java heap of RequiredDataCreation (default 8g)")
-    prepare.set_defaults(func=_prepare)
     train = actions.add_parser("train", help="train a model (each step resumes; L-BFGS from its last checkpoint)")
     _common(train)
     train.add_argument("--run", required=True, help="a prepared run folder")
     train.add_argument("--stage", required=True, choices=semafor.STAGES, help="argid or frameid")
     train.add_argument("--config", help="settings JSON: heap, threads, lambda, max_iterations, save_every "
                        "(default: pyfn's resources/parsers/semafor-STAGE.json)")
-    train.set_defaults(func=_train)
     decode = actions.add_parser("decode", help="identify arguments given frames and targets (gold by default)")
     _common(decode)
     decode.add_argument("--run", required=True, help="a run folder with a trained argument model")
@@ -161,11 +159,18 @@ def add_parser(sub: Subparsers) -> None:
     decode.add_argument("--frames-from", help="a SEMAFOR .frames file of predicted frames ({split} is replaced) "
                         "(default: the gold frames)")
     decode.add_argument("--model", help="a checkpoint argmodel.dat_N instead of the trained model")
-    decode.set_defaults(func=_decode)
     status = actions.add_parser("status", help="the progress of a training, read from its run folder (no Java)")
     status.add_argument("--run", required=True, help="the run folder")
     status.add_argument("--stage", default="argid", choices=semafor.STAGES, help="default: argid")
     status.add_argument("--config", help="the settings JSON the training was started with (for the resume command)")
     status.add_argument("--output", help="write the progress record (JSON) here")
     status.add_argument("--quiet", action="store_true", help="no progress messages")
-    status.set_defaults(func=_status)
+
+
+ACTIONS = {"setup": _setup, "prepare": _prepare, "train": _train, "decode": _decode, "status": _status}
+"""The function of each action."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the action ``args.action`` names."""
+    return ACTIONS[args.action](args)

@@ -80,10 +80,10 @@ def add_parser(sub: Subparsers) -> None:
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
+    p.set_defaults(func=run)
     setup = actions.add_parser("setup", help="install SimpleFrameId (once per commit, patches, pins and "
                                "interpreter); prints the installation folder")
     _common(setup)
-    setup.set_defaults(func=_setup)
     prepare = actions.add_parser("prepare", help="lay out a run folder: SEMAFOR files, lexicon, embeddings")
     _common(prepare)
     prepare.add_argument("--data", required=True, help="`pyfn convert --to semafor --preprocess spacy` folder")
@@ -95,7 +95,6 @@ def add_parser(sub: Subparsers) -> None:
     prepare.add_argument("--text", nargs="+", metavar="FILE",
                          help="sentences, one a line, for the word2vec vectors (default: DATA/train.sentences), "
                          "e.g. a --with-exemplars conversion's train.sentences")
-    prepare.set_defaults(func=_prepare)
     train = actions.add_parser("train", help="train one classifier on one context (done once per model)")
     _common(train)
     train.add_argument("--run", required=True, help="a prepared run folder")
@@ -106,7 +105,6 @@ def add_parser(sub: Subparsers) -> None:
     train.add_argument("--seed", type=int, default=1, help="numpy's seed, from which Keras and WSABIE draw (default 1)")
     for key, value in sfi.WSABIE.items():
         train.add_argument(f"--{key.replace('_', '-')}", type=int, help=f"WSABIE's {key} (default: upstream's {value})")
-    train.set_defaults(func=_train)
     decode = actions.add_parser("decode", help="predict the frames of the gold targets of dev/test")
     _common(decode)
     decode.add_argument("--run", required=True, help="a prepared run folder")
@@ -116,4 +114,12 @@ def add_parser(sub: Subparsers) -> None:
     decode.add_argument("--no-lexicon", action="store_true",
                         help="every frame is a candidate for every target (upstream's all_unknown: the no-lex "
                         "setting of Hartmann et al. 2017, whose total accuracy is their no-lex column)")
-    decode.set_defaults(func=_decode)
+
+
+ACTIONS = {"setup": _setup, "prepare": _prepare, "train": _train, "decode": _decode}
+"""The function of each action."""
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the action ``args.action`` names."""
+    return ACTIONS[args.action](args)

@@ -64,22 +64,22 @@ def add_parser(sub: Subparsers) -> None:
     new.add_argument("--from", dest="template", required=True, help="template name (see `pyfn xp templates`)")
     xp.add_parser("templates", help="list the recipe templates")
     xp.add_parser("list", help="list the experiments and whether they have been run")
-    run = xp.add_parser("run", help="run an experiment's steps (all, or --step NAME); then verify against its "
-                        "manifest.json, or write the report when it has none")
-    run.add_argument("number", help="experiment number, e.g. 001")
-    run.add_argument("--step", help="data, lexicon, system, train, decode, import, score, and with [scoring] "
+    run_ = xp.add_parser("run", help="run an experiment's steps (all, or --step NAME); then verify against its "
+                         "manifest.json, or write the report when it has none")
+    run_.add_argument("number", help="experiment number, e.g. 001")
+    run_.add_argument("--step", help="data, lexicon, system, train, decode, import, score, and with [scoring] "
                      "analysis protocols, breakdown (or NAME:SYSTEM...; default: every step)")
-    run.add_argument("--system", help="only this system's steps (default: every system's)")
-    run.add_argument("--predictions", help="directory of an external parser's predictions to import and score "
+    run_.add_argument("--system", help="only this system's steps (default: every system's)")
+    run_.add_argument("--predictions", help="directory of an external parser's predictions to import and score "
                      "(with --system; runs its import and score steps, and its breakdown and the protocols table when "
                      "[scoring] analysis asks for them)")
-    run.add_argument("--jobs", type=int, default=0, metavar="N",
+    run_.add_argument("--jobs", type=int, default=0, metavar="N",
                      help="processes for the drawn splits of a study, each split's steps in one of them; with "
                      "--executor dask, the LocalCluster's worker processes (default 0: one per core); the outputs do "
                      "not depend on it")
-    run.add_argument("--executor", default="local", metavar="EXECUTOR",
+    run_.add_argument("--executor", default="local", metavar="EXECUTOR",
                      help=EXECUTOR_HELP.format("steps (those of a study's drawn splits in parallel)"))
-    run.add_argument("--redo", action="store_true",
+    run_.add_argument("--redo", action="store_true",
                      help="run the selected steps even when they finished before (by default a step whose record in "
                      "work/.steps still matches its command, inputs and outputs is skipped)")
     report = xp.add_parser("report", help="write README.md, manifest.json, report.html and scripts/xp_NNN.sh")
