@@ -151,3 +151,13 @@ def test_a_baseline_refuses_an_option_it_does_not_take(tmp_path):
         run_baseline("frameid-mff", tmp_path, tmp_path, tmp_path / "out", threshold=0.5)
     with pytest.raises(UsageError, match="unknown baseline 'mff'"):
         run_baseline("mff", tmp_path, tmp_path, tmp_path / "out")
+
+
+# --------------------------------------------------------------------------- verify, an action of experiments
+
+
+def test_xp_verify_and_its_older_name_verify_alike(capsys):
+    assert main(["xp", "verify", "experiments/xp_000"]) == 0
+    by_xp = capsys.readouterr()
+    assert main(["verify", "experiments/xp_000"]) == 0
+    assert capsys.readouterr() == by_xp and "pyfn verify: experiments/xp_000 verifies" in by_xp.err
