@@ -35,7 +35,7 @@ version = "1.5-sample"
 source = "sample"
 
 [data]
-split = "random(n=3, seed=4)"
+split = "random(n=2, seed=4)"
 formats = ["jsonl", "semeval"]
 
 [preprocess]
@@ -75,7 +75,7 @@ def _files(folder: Path) -> dict[Path, bytes]:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    """The 3-split study run locally (2 processes): its folder, steps, files and manifest."""
+    """The 2-split study run locally (2 processes): its folder, steps, files and manifest."""
     top = tmp_path_factory.mktemp("local")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(top)
@@ -100,12 +100,12 @@ def test_a_study_on_dask_writes_the_bytes_manifest_and_scores_of_a_local_run(roo
     folder = _study(root)
     lines: list[str] = []
     on_dask = xp.run(folder, main, executor=_spec(cluster), log=lines.append)
-    assert sorted(on_dask) == sorted(local) and len(local) == 4 * 6
-    assert lines[-1:] == ["pyfn xp 003: 24 steps on the Dask cluster"]
+    assert sorted(on_dask) == sorted(local) and len(local) == 3 * 6
+    assert lines[-1:] == ["pyfn xp 003: 18 steps on the Dask cluster"]
     assert all(line.startswith("pyfn: Dask dashboard at http") for line in lines[:-1])
     assert _files(folder) == expected  # every output and every step record, byte for byte
     again = xp.report(folder)
-    assert again == manifest and again["scores"] and again["study"]["summary"]["drawn_splits"] == 3
+    assert again == manifest and again["scores"] and again["study"]["summary"]["drawn_splits"] == 2
     assert not any(name.startswith(f"work/{STEPS}") for name in again["outputs"])
 
 
@@ -114,7 +114,7 @@ def test_a_rerun_resumes_from_the_finished_steps(root, cluster, reference):
     folder = root / "xp_003"
     lines: list[str] = []
     assert xp.run(folder, main, executor=_spec(cluster), log=lines.append) == []  # all finished: nothing runs
-    assert lines[-1:] == ["pyfn xp 003: 0 steps on the Dask cluster (24 finished before, outputs verified: skipped)"]
+    assert lines[-1:] == ["pyfn xp 003: 0 steps on the Dask cluster (18 finished before, outputs verified: skipped)"]
     # an output changed behind pyfn's back: that step and the steps reading it run again, nothing else
     predicted = folder / "work" / "splits" / "random-seed5" / "systems" / "mff" / "test.predicted.xml"
     predicted.write_bytes(predicted.read_bytes() + b"\n")

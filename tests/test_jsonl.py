@@ -1,5 +1,6 @@
 """JSONL is lossless: writing and reading back gives the same model."""
 
+import functools
 import json
 from dataclasses import replace
 
@@ -53,9 +54,11 @@ def test_values_of_other_types_go_through_json():
         assert jsonl.dumps(odd) == json.dumps(jsonl.set_to_dict(odd), ensure_ascii=False, separators=(",", ":"))
 
 
-def _sample_sets():
+@functools.cache
+def _sample_sets() -> tuple:
+    """The bundled sample's annotation sets, read once (frozen: share them freely)."""
     release = open_release(resource_path("sample"))
-    return [s for name in release.list("fulltext") for s in read_annotations(release.read(name), name).sets]
+    return tuple(s for name in release.list("fulltext") for s in read_annotations(release.read(name), name).sets)
 
 
 @pytest.mark.parametrize(
