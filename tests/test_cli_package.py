@@ -156,8 +156,12 @@ def test_a_baseline_refuses_an_option_it_does_not_take(tmp_path):
 # --------------------------------------------------------------------------- verify, an action of experiments
 
 
-def test_xp_verify_and_its_older_name_verify_alike(capsys):
-    assert main(["xp", "verify", "experiments/xp_000"]) == 0
-    by_xp = capsys.readouterr()
-    assert main(["verify", "experiments/xp_000"]) == 0
-    assert capsys.readouterr() == by_xp and "pyfn verify: experiments/xp_000 verifies" in by_xp.err
+def test_xp_verify_and_its_older_name_verify_alike(capsys, tmp_path):
+    """Same exit code and output, whether the experiment was run here (work tree) or not (fresh clone), and for
+    a folder that is no experiment."""
+    for folder in ("experiments/xp_000", str(tmp_path / "xp_999")):
+        code = main(["xp", "verify", folder])
+        by_xp = capsys.readouterr()
+        assert main(["verify", folder]) == code and capsys.readouterr() == by_xp
+        assert folder in by_xp.err
+    assert code == 2
