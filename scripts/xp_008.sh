@@ -14,11 +14,11 @@ pyfn baseline args-deppath --data experiments/xp_008/work/data --lexicon experim
 echo 'pyfn xp 008: step 4/16 train:semafor' >&2
 : "${SEMAFOR_HOME:?set SEMAFOR_HOME to an installed semafor (git clone https://github.com/Noahs-ARK/semafor (be1f087) and set SEMAFOR_JWNL to extjwnl/extjwnl at 4dfe952 (JWNL 1.4_rc3); pyfn builds a patched copy with javac and Debian's jars (pyfn semafor setup --install-packages))}"
 pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target experiments/xp_008/work/exemplars --to semafor --splits train --with-exemplars --exclude-frames 398
-pyfn semafor prepare --data experiments/xp_008/work/data --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --run "${PYFN_XP008_SEMAFOR_RUN:-experiments/xp_008/work/semafor}" --fe-map-from experiments/xp_008/work/exemplars --no-required-data
-nice -n 19 pyfn semafor train --run "${PYFN_XP008_SEMAFOR_RUN:-experiments/xp_008/work/semafor}" --stage argid
+pyfn semafor prepare --data experiments/xp_008/work/data --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --run experiments/xp_008/work/semafor --fe-map-from experiments/xp_008/work/exemplars --no-required-data
+nice -n 19 pyfn semafor train --run experiments/xp_008/work/semafor --stage argid
 echo 'pyfn xp 008: step 5/16 decode:semafor' >&2
 : "${SEMAFOR_HOME:?set SEMAFOR_HOME to an installed semafor (git clone https://github.com/Noahs-ARK/semafor (be1f087) and set SEMAFOR_JWNL to extjwnl/extjwnl at 4dfe952 (JWNL 1.4_rc3); pyfn builds a patched copy with javac and Debian's jars (pyfn semafor setup --install-packages))}"
-pyfn semafor decode --run "${PYFN_XP008_SEMAFOR_RUN:-experiments/xp_008/work/semafor}" --splits dev test --output experiments/xp_008/work/semafor_out
+pyfn semafor decode --run experiments/xp_008/work/semafor --splits dev test --output experiments/xp_008/work/semafor_out
 echo 'pyfn xp 008: step 6/16 import:semafor' >&2
 pyfn convert --from semafor --to semeval --source experiments/xp_008/work/semafor_out --target experiments/xp_008/work/systems/semafor --gold experiments/xp_008/work/data --splits dev test
 echo 'pyfn xp 008: step 7/16 train:open-sesame' >&2

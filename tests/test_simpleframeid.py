@@ -231,5 +231,29 @@ def test_recipe_reference_and_allow_incomplete(tmp_path):
     assert recipe.allow_incomplete and "--allow-incomplete" in data.argv and "--allow-incomplete" in lexicon.argv
     acc = {"total": {"accuracy": 0.8312}, "ambiguous": {"accuracy": 0.7}, "no_lex": {"accuracy": 0.75}}
     manifest = {"scores": {"nn-depbow": {"test": {"frameid": acc}, "dev": {"frameid": {}}}}}
-    assert reference_rows(recipe, manifest) == [("nn-depbow", "82.9 / 72.7 / 78.3", "83.1 / 70.0 / 75.0", "+0.2"),
-                                                ("wsb-depbow", "81.4 / 69.1 / 74.3", "not run", "n/a")]
+    fid = "total / ambiguous / no-lex accuracy"
+    assert reference_rows(recipe, manifest) == [
+        ("nn-depbow", fid, "82.9 / 72.7 / 78.3", "83.1 / 70.0 / 75.0", "+0.2"),
+        ("wsb-depbow", fid, "81.4 / 69.1 / 74.3", "not run", "n/a")]
+
+
+def test_recipe_reference_of_argument_identification(tmp_path):
+    """A [reference] entry with p / r / f1 is argument identification: put beside the argsonly scores, the
+    difference taken on F1."""
+    from pyfn.xp.recipe import load_recipe
+    from pyfn.xp.report import readme, reference_rows
+    from pyfn.xp.steps import Layout
+
+    (tmp_path / "experiment.toml").write_text(
+        '[experiment]\nnumber = "991"\ntitle = "t"\n[framenet]\nversion = "1.5"\nsource = "sample"\n'
+        '[scoring]\nsplits = ["dev", "test"]\n'
+        '[reference]\nsource = "paper"\nsemafor = { p = 59.1, r = 54.3, f1 = 56.6 }\nsemafor-h = { f1 = 57.5 }\n')
+    recipe = load_recipe(tmp_path)
+    args = {"precision": 0.6012, "recall": 0.5, "f1": 0.5459, "signature": "argsonly"}
+    manifest = {"inputs": {"framenet": {}}, "outputs": {}, "scores": {"semafor": {"test": {"argsonly": args}}}}
+    args_what = "P / R / F1 (args)"
+    assert reference_rows(recipe, manifest) == [("semafor", args_what, "59.1 / 54.3 / 56.6", "60.1 / 50.0 / 54.6",
+                                                 "-2.0"),
+                                                ("semafor-h", args_what, "- / - / 57.5", "not run", "n/a")]
+    assert "| semafor | P / R / F1 (args) | 59.1 / 54.3 / 56.6 | 60.1 / 50.0 / 54.6 | -2.0 |" in readme(
+        recipe, Layout(tmp_path), manifest)

@@ -501,6 +501,7 @@ def prepare(
                                                               "cost": f"1 - {COST_BASE}**hops, hops <= {COST_HOPS}",
                                                               "sha256": sha256_file(model / FRAME_COSTS)},
         "wordnet": {"path": str(WORDNET_DIR), "package": installed["packages"].get(WORDNET_PACKAGE)},
+        "java": installed["java"], "packages": installed["packages"], "jwnl": installed["jwnl"],
     }
     if required_data:
         lexicon_release = Path(lexicon or source)

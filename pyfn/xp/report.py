@@ -132,22 +132,35 @@ def own_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
     return rows
 
 
+ARGS_COLUMNS = (("p", "precision"), ("r", "recall"), ("f1", "f1"))
+"""A ``[reference]`` entry's keys for argument identification (P / R / F1 in %) and the score fields they match."""
+
+
 def reference_rows(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, ...]]:
-    """``(system, published total/ambiguous/no-lex, measured ones, total difference)`` for every system the
-    recipe's ``[reference]`` table names (published numbers in %, ``-`` where it gives none; measured on the
-    last scored split)."""
+    """``(system, what, published numbers, measured ones, headline difference)`` for every system the recipe's
+    ``[reference]`` table names: frame identification (``total``/``ambiguous``/``no_lex`` accuracy, the headline
+    ``total``) or argument identification given gold frames (``p``/``r``/``f1``, scored ``argsonly``, the
+    headline F1). Numbers in %, ``-`` where the reference gives none; measured on the last scored split."""
     reference = recipe.raw.get("reference") or {}
     split = recipe.score_splits[-1]
     rows = []
     for system, published in reference.items():
         if not isinstance(published, dict):
             continue
-        measured = manifest.get("scores", {}).get(system, {}).get(split, {}).get("frameid")
-        ours = [100 * measured[key]["accuracy"] for key, _ in FRAMEID_COLUMNS] if measured else None
-        paper = [f"{published[key]:.1f}" if key in published else "-" for key, _ in FRAMEID_COLUMNS]
-        rows.append((system, " / ".join(paper),
+        scores = manifest.get("scores", {}).get(system, {}).get(split, {})
+        if "f1" in published:
+            what, head, columns = "P / R / F1 (args)", "f1", ARGS_COLUMNS
+            measured = scores.get("argsonly")
+            ours = [100 * measured[field] for _, field in columns] if measured else None
+        else:
+            what, head, columns = "total / ambiguous / no-lex accuracy", "total", FRAMEID_COLUMNS
+            measured = scores.get("frameid")
+            ours = [100 * measured[key]["accuracy"] for key, _ in columns] if measured else None
+        paper = [f"{published[key]:.1f}" if key in published else "-" for key, _ in columns]
+        rows.append((system, what, " / ".join(paper),
                      " / ".join(f"{v:.1f}" for v in ours) if ours else "not run",
-                     f"{ours[0] - published['total']:+.1f}" if ours else "n/a"))
+                     f"{ours[-1 if head == 'f1' else 0] - published[head]:+.1f}" if ours and head in published
+                     else "n/a"))
     return rows
 
 
@@ -207,9 +220,11 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
         out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in ranking_rows(manifest)]
     if reference_rows(recipe, manifest):
         source = recipe.raw["reference"].get("source", "the recipe's [reference] table")
-        out += ["", "## Beside the published numbers", "", f"Accuracy in % (total / ambiguous / no-lex) on "
-                f"{recipe.score_splits[-1]}, published ({_cell(str(source))}; see experiment.toml) and measured "
-                "here.", "", "| system | published | measured | total: measured minus published |", "|---|---|---|---|"]
+        out += ["", "## Beside the published numbers", "", f"In % on {recipe.score_splits[-1]}, published "
+                f"({_cell(str(source))}; see experiment.toml) and measured here: frame-identification accuracy, "
+                "or argument identification given gold frames scored `argsonly`. The difference is that of the "
+                "headline number (total accuracy, or F1).", "",
+                "| system | numbers | published | measured | measured minus published |", "|---|---|---|---|---|"]
         out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in reference_rows(recipe, manifest)]
     if own_rows(manifest):
         out += ["", "## The parsers' own evaluation", "", "What each external parser printed about the same "

@@ -63,15 +63,33 @@ def folder(tmp_path, monkeypatch):
         (folder / "work" / run / "prepare.json").write_text(json.dumps(PREPARED))
     (folder / "work" / "other").mkdir()
     (folder / "work" / "other" / "prepare.json").write_text('{"step": "not a parser run"}')
-    (folder / "work" / "linked").symlink_to(folder / "work" / "open-sesame")  # not entered, as for outputs
+    (folder / "work" / "a-link").symlink_to(folder / "work" / "open-sesame")  # recorded once, by its own path
+    (folder / "work" / "other" / "cycle").symlink_to(folder / "work")
+    cache = tmp_path / "cache" / "simpleframeid"  # a run folder kept outside the work tree, linked into it
+    cache.mkdir(parents=True)
+    (cache / "prepare.json").write_text(json.dumps(SITE_PREPARED))
+    (folder / "work" / "simpleframeid").symlink_to(cache)
     return folder
+
+
+SITE_PREPARED = {
+    "parser": "simpleframeid", "commit": "bc029e9187be0787228609557ddc2f6f54bd97d9",
+    "patches": {"simpleframeid.patch": "66cb3dce45d644427220560030c06e5bf171f00411842d8809b4cabfaf01a525"},
+    "pins": ["gensim==4.4.0"], "data": "../data",
+    "site": {"python": "/root/.pyenv/versions/2.7.18/bin/python2.7", "python_version": "Python 2.7.18",
+             "pins": ["Keras==2.2.4"], "freeze": ["Keras==2.2.4", "Theano==1.0.5"]},
+}
 
 
 def test_manifest_records_the_external_parsers_and_verify_compares_them(folder, capsys):
     assert main(["xp", "run", "4"]) == 0
     manifest = json.loads((folder / "manifest.json").read_text())
     expected = {key: PREPARED[key] for key in ("parser", "commit", "patches", "pins")}
-    assert manifest["parsers"] == {"work/open-sesame": expected, "work/variants/nltk/open-sesame": expected}
+    site = {key: SITE_PREPARED[key] for key in ("parser", "commit", "patches", "pins")}
+    site["site"] = {"python_version": "Python 2.7.18", "pins": ["Keras==2.2.4"],
+                    "freeze": ["Keras==2.2.4", "Theano==1.0.5"]}  # the interpreter's path is the machine's
+    assert manifest["parsers"] == {"work/open-sesame": expected, "work/simpleframeid": site,
+                                   "work/variants/nltk/open-sesame": expected}
     assert check(folder) == []
     changed = dict(PREPARED, pins=["dynet38==2.1", "numpy==2.4.6"])
     (folder / "work" / "open-sesame" / "prepare.json").write_text(json.dumps(changed))
