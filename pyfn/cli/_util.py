@@ -110,6 +110,25 @@ def add_quiet(p: argparse.ArgumentParser | argparse._ArgumentGroup, what: str = 
     p.add_argument("--quiet", action="store_true", help=what)
 
 
+def add_actions(p: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int]) -> Any:
+    """The required ACTION subparsers of an external parser's verb (setup, prepare, train, ...), ``run`` its
+    function."""
+    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    p.set_defaults(func=run)
+    return actions
+
+
+def add_installation_options(p: argparse.ArgumentParser, patch: str) -> None:
+    """Where an external parser's patched copy is installed, its patches (pyfn's ``patch`` by default), and
+    ``--quiet``."""
+    p.add_argument("--install-dir", help="where installations go (default: $PYFN_CACHE/parsers or "
+                   "~/.cache/pyfn/parsers)")
+    p.add_argument("--patch", nargs="*", metavar="FILE",
+                   help=f"patches applied to the copy (default: pyfn's resources/parsers/{patch}; no FILE: none)")
+    p.add_argument("--quiet", action="store_true", help="no progress messages")
+
+
 def add_build_options(p: argparse.ArgumentParser) -> None:
     """Options that decide which annotation sets the splits hold (convert, generate, show)."""
     p.add_argument("--with-exemplars", "--with_exemplars", action="store_true", help="add lu/*.xml exemplars to train")

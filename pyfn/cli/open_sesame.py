@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from pyfn.cli._util import Subparsers, checkout, log
+from pyfn.cli._util import Subparsers, add_actions, add_installation_options, checkout, log
 from pyfn.fileio import write_text
 from pyfn.parsers import open_sesame as sesame
 from pyfn.parsers.open_sesame_progress import progress
@@ -67,12 +67,7 @@ def _progress(args: argparse.Namespace) -> int:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--home", help="the Open-SESAME git checkout (default: $SESAME_HOME); only read")
-    p.add_argument("--install-dir", help="where installations go (default: $PYFN_CACHE/parsers or "
-                   "~/.cache/pyfn/parsers)")
-    p.add_argument("--patch", nargs="*", metavar="FILE",
-                   help="patches applied to the copy (default: pyfn's resources/parsers/open-sesame.patch; "
-                   "no FILE: none)")
-    p.add_argument("--quiet", action="store_true", help="no progress messages")
+    add_installation_options(p, "open-sesame.patch")
 
 
 def _model(p: argparse.ArgumentParser) -> None:
@@ -93,9 +88,7 @@ def add_parser(sub: Subparsers) -> None:
                     "model (resumes an interrupted training); decode writes {split}.bios predictions for "
                     "`pyfn convert --from bios --to semeval --gold DATA`.",
     )
-    actions = p.add_subparsers(dest="action", metavar="ACTION")
-    actions.required = True
-    p.set_defaults(func=run)
+    actions = add_actions(p, run)
     setup = actions.add_parser("setup", help="install Open-SESAME (once per commit, patches and pins); "
                                "prints the installation folder")
     _common(setup)

@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from pyfn.cli._util import Subparsers, checkout, log
+from pyfn.cli._util import Subparsers, add_actions, add_installation_options, checkout, log
 from pyfn.fileio import write_text
 from pyfn.parsers import semafor
 
@@ -101,11 +101,7 @@ def _status(args: argparse.Namespace) -> int:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--home", help="the SEMAFOR git checkout (default: $SEMAFOR_HOME); only read")
     p.add_argument("--jwnl", help="JWNL 1.4_rc3: a source tree (extjwnl at 4dfe952) or a jar (default: $SEMAFOR_JWNL)")
-    p.add_argument("--install-dir", help="where installations go (default: $PYFN_CACHE/parsers or "
-                   "~/.cache/pyfn/parsers)")
-    p.add_argument("--patch", nargs="*", metavar="FILE",
-                   help="patches applied to the copy (default: pyfn's resources/parsers/semafor.patch; no FILE: none)")
-    p.add_argument("--quiet", action="store_true", help="no progress messages")
+    add_installation_options(p, "semafor.patch")
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -120,9 +116,7 @@ def add_parser(sub: Subparsers) -> None:
                     "arguments given frames and targets, writing {split}.frame.elements for "
                     "`pyfn convert --from semafor --to semeval --gold DATA`; status writes the training's progress.",
     )
-    actions = p.add_subparsers(dest="action", metavar="ACTION")
-    actions.required = True
-    p.set_defaults(func=run)
+    actions = add_actions(p, run)
     setup = actions.add_parser("setup", help="build SEMAFOR (once per commit, patch, JWNL, jars and JDK); prints "
                                "the installation folder")
     _common(setup)

@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from pyfn.cli._util import Subparsers, checkout, log
+from pyfn.cli._util import Subparsers, add_actions, add_installation_options, checkout, log
 from pyfn.errors import UsageError
 from pyfn.parsers import simpleframeid as sfi
 
@@ -58,12 +58,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--python", default=os.environ.get(sfi.PYTHON_ENV) or sfi.DEFAULT_PYTHON,
                    help=f"the Python 2.7 interpreter SimpleFrameId runs under (default: ${sfi.PYTHON_ENV}, "
                    f"else {sfi.DEFAULT_PYTHON})")
-    p.add_argument("--install-dir", help="where installations go (default: $PYFN_CACHE/parsers or "
-                   "~/.cache/pyfn/parsers)")
-    p.add_argument("--patch", nargs="*", metavar="FILE",
-                   help="patches applied to the copy (default: pyfn's resources/parsers/simpleframeid.patch; "
-                   "no FILE: none)")
-    p.add_argument("--quiet", action="store_true", help="no progress messages")
+    add_installation_options(p, "simpleframeid.patch")
 
 
 def add_parser(sub: Subparsers) -> None:
@@ -78,9 +73,7 @@ def add_parser(sub: Subparsers) -> None:
                     "the target's dependents and head); decode writes {split}.frames predictions for "
                     "`pyfn convert --from semafor --to semeval --gold DATA`.",
     )
-    actions = p.add_subparsers(dest="action", metavar="ACTION")
-    actions.required = True
-    p.set_defaults(func=run)
+    actions = add_actions(p, run)
     setup = actions.add_parser("setup", help="install SimpleFrameId (once per commit, patches, pins and "
                                "interpreter); prints the installation folder")
     _common(setup)
