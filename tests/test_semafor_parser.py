@@ -209,6 +209,11 @@ def test_progress_record_reads_the_run_folder(trained_run, monkeypatch):
     monkeypatch.setattr(semafor, "_java", _fake_java(_trainer(None, killed_after=12))[0])
     with pytest.raises(PyfnError):
         semafor.train(inst, run, "argid", config)
+    stopped = semafor.progress(run, "argid", resume_command="")
+    assert stopped["status"] == "stopped" and stopped["iterations_done"] == 12
+    budget = json.loads(config.read_text(encoding="utf-8"))["max_iterations"]
+    assert stopped["remaining"]["iterations_at_most"] == budget - 12 == 8
+    assert stopped["remaining"]["seconds_at_recent_speed"] == 8 * 2
     monkeypatch.setattr(semafor, "_java", _fake_java(_trainer(20))[0])
     semafor.train(inst, run, "argid", config)
     (run / "logs" / "argid-train.gc.1.log").write_text(
@@ -216,6 +221,7 @@ def test_progress_record_reads_the_run_folder(trained_run, monkeypatch):
         "[2s][info][gc] GC(1) Pause Full 900M->300M(1500M) 9.0ms\n", encoding="utf-8")
     record = semafor.progress(run, "argid", resume_command="pyfn semafor train ...")
     assert record["status"] == "finished" and record["restarts"] == 1 and record["iterations_done"] == 20
+    assert record["remaining"] is None
     assert [a["iterations"] for a in record["attempts"]] == [[0, 11], [10, 19]]
     assert record["seconds_per_iteration"]["median"] == 2.0
     assert record["objective"]["first"] == 1000.0 and record["objective"]["last"] == 50.0

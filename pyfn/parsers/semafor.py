@@ -887,13 +887,21 @@ def progress(run: Path, stage: str = "argid", *, resume_command: str | None = No
               "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(p.stat().st_mtime))}
              for n, p in checkpoints(folder, model)]
     values = [v for _, v in trace]
+    settings = recorded[-1]["settings"] if recorded else None
+    done = trace[-1][0] + 1 if trace else 0
+    recent = _median(per_iteration[-10:]) if per_iteration else None
+    left = max(0, settings["max_iterations"] - done) if settings and not trained else None
     return {
         "stage": stage, "run": str(run), "status": status, "steps": steps,
-        "settings": recorded[-1]["settings"] if recorded else None, "stopping_rule": STOPPING_RULE,
+        "settings": settings, "stopping_rule": STOPPING_RULE,
         "attempts": attempts, "restarts": max(0, len(parsed) - 1),
         "restart_note": "each restart warm-starts from the saved weights of the last complete checkpoint; the L-BFGS "
                         "memory (its last correction pairs) is not saved and is lost",
-        "iterations_done": trace[-1][0] + 1 if trace else 0,
+        "iterations_done": done,
+        "remaining": None if left is None else {
+            "iterations_at_most": left,
+            "seconds_at_recent_speed": round(left * recent) if recent is not None else None,
+            "note": "an upper bound: L-BFGS may converge earlier; the speed is the median of the last 10 iterations"},
         "objective": {"first": values[0] if values else None, "last": values[-1] if values else None,
                       "best": min(values) if values else None, "trace": trace},
         "seconds_per_iteration": {"median": round(_median(per_iteration), 1) if per_iteration else None,
