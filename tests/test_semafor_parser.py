@@ -259,6 +259,32 @@ def test_prepare_refuses_other_training_inputs_once_training_began(tmp_path):
         semafor._check_unchanged(run, inputs, {**maps, semafor.FE_MAP: "c"})
 
 
+def test_decode_refuses_an_incomplete_checkpoint_and_writes_a_complete_ones_predictions(trained_run, monkeypatch,
+                                                                                        tmp_path):
+    inst, run, _ = trained_run
+    size = semafor.alphabet_size(run / "argid" / "parser.conf")
+    (run / "argid" / "argmodel.dat_5").write_text("0.5\n" * size, encoding="utf-8")
+    (run / "argid" / "argmodel.dat_10").write_text("0.5\n" * (size - 1), encoding="utf-8")  # cut while written
+    for name in ("test.frames", "test.all.lemma.tags", "test.sentences"):
+        (run / "data" / name).write_text(f"{name}\n", encoding="utf-8")
+
+    def decoder(step, args, run_folder):
+        if step == "decode test":
+            (run_folder / args[-1]).write_text("1\t0.0\t1\tFrame\tlu.v\t0\tword\t0\n", encoding="utf-8")
+        return []
+    java, calls = _fake_java(decoder)
+    monkeypatch.setattr(semafor, "_java", java)
+    out = tmp_path / "out"
+    with pytest.raises(PyfnError, match=rf"argmodel.dat_10: {size - 1} weights where the alphabet has {size}"):
+        semafor.decode(inst, run, "test", out, model="argmodel.dat_10")
+    assert not calls and not out.exists()  # refused before anything ran or was written
+    record = semafor.decode(inst, run, "test", out, model="argmodel.dat_5")
+    assert record["model"] == "argmodel.dat_5" and [c[0] for c in calls] == ["decode test features", "decode test"]
+    assert (out / "test.frame.elements").read_text(encoding="utf-8").startswith("1\t0.0\t1\tFrame")
+    assert (out / "test.sentences").read_text(encoding="utf-8") == "test.sentences\n"
+    assert not list(out.glob("*.tmp")) and not list(out.glob(".*"))
+
+
 def test_resume_command_runs_in_the_background_at_low_priority(tmp_path):
     command = semafor_command.resume_command(tmp_path, "argid", None)
     assert "pyfn semafor setup --install-packages --quiet && nohup nice -n 19 pyfn semafor train --run" in command

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pyfn.errors import PyfnError, UsageError
-from pyfn.fileio import locked_directory, pid_alive, sha256_file, write_lines, write_text
+from pyfn.fileio import atomic_writer, locked_directory, pid_alive, sha256_file, write_lines, write_text
 from pyfn.framenet.release import open_release
 from pyfn.parsers import install
 from pyfn.resources import resource_path
@@ -935,6 +935,9 @@ def decode(installation: Path, run: Path, split: str, output: Path, *, frames: P
     if not weights.is_file() or (model is None and trained is None):
         raise PyfnError(f"{weights}: no trained argument model (run `pyfn semafor train --stage argid` first, "
                         "or name a checkpoint with --model)")
+    if model is not None and _count_lines(weights) != (size := alphabet_size(run / "argid" / "parser.conf")):
+        raise PyfnError(f"{weights}: {_count_lines(weights):,} weights where the alphabet has {size:,}: a checkpoint "
+                        "being written or cut by a kill (name a complete one)")
     given = Path(frames).resolve() if frames else run / "data" / f"{split}.frames"
     tags = run / "data" / f"{split}.all.lemma.tags"
     for path in (given, tags, run / "data" / f"{split}.sentences"):
@@ -956,8 +959,10 @@ def decode(installation: Path, run: Path, split: str, output: Path, *, frames: P
     seconds = _java(installation, run, f"decode {split}", "edu.cmu.cs.lti.ark.fn.parsing.DecodeGivenFrames",
                     [str(given), f"decode/{split}.events.bin", f"decode/{split}.spans", "argid/parser.conf",
                      f"argid/{name}", str(produced)], heap=settings["heap"], threads=1, log_name=f"decode-{split}")
-    shutil.copyfile(produced, output / f"{split}.frame.elements")
-    shutil.copyfile(run / "data" / f"{split}.sentences", output / f"{split}.sentences")
+    for source, target in ((produced, f"{split}.frame.elements"), (run / "data" / f"{split}.sentences",
+                                                                   f"{split}.sentences")):
+        with atomic_writer(output / target, "wb") as handle, open(source, "rb") as read:
+            shutil.copyfileobj(read, handle)
     record = {"split": split, "frames": "gold" if frames is None else str(frames), "frames_sha256": sha256_file(given),
               "model": name, "model_sha256": sha256_file(weights), "commit": prepared["commit"],
               "seconds": seconds, "predictions_sha256": sha256_file(output / f"{split}.frame.elements")}
