@@ -11,7 +11,8 @@ W=experiments/xp_008/work
 mkdir -p "$OUT"
 for model in $(cd "$RUN/argid" && ls argmodel.dat_* | sort -t_ -k2 -n); do
   [ -f "$OUT/$model.test.argsonly.json" ] && continue
-  pyfn semafor decode --quiet --run "$RUN" --model "$model" --splits dev test --output "$OUT/$model"
+  # refused when the checkpoint is being written (the training runs on): scored the next time
+  pyfn semafor decode --quiet --run "$RUN" --model "$model" --splits dev test --output "$OUT/$model" || continue
   pyfn convert --quiet --from semafor --to semeval --source "$OUT/$model" --target "$OUT/$model.semeval" \
     --gold "$W/data" --splits dev test
   for split in dev test; do
