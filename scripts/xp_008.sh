@@ -27,7 +27,7 @@ pyfn convert --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --target exp
 pyfn open-sesame prepare --data experiments/xp_008/work/bios --source "${PYFN_FN15:-../shared/data/fndata-1.5.zip}" --run experiments/xp_008/work/open-sesame --embeddings "${PYFN_XP005_SESAME_RUN:-experiments/xp_005/work/open-sesame}/data/embeddings.100d.txt" --models-from "${PYFN_XP005_SESAME_RUN:-experiments/xp_005/work/open-sesame}"
 echo 'pyfn xp 008: step 8/16 decode:open-sesame' >&2
 : "${SESAME_HOME:?set SESAME_HOME to an installed open-sesame (git clone https://github.com/swabhs/open-sesame; pyfn installs a patched copy with its own venv (pyfn open-sesame setup); its argument model is xp_005's (set PYFN_XP005_SESAME_RUN))}"
-pyfn open-sesame decode --run experiments/xp_008/work/open-sesame --stage argid --splits dev test --output experiments/xp_008/work/open-sesame_out
+pyfn open-sesame decode --run experiments/xp_008/work/open-sesame --stage argid --model argid-dev4k --splits dev test --output experiments/xp_008/work/open-sesame_out
 echo 'pyfn xp 008: step 9/16 import:open-sesame' >&2
 pyfn convert --from bios --to semeval --source experiments/xp_008/work/open-sesame_out --target experiments/xp_008/work/systems/open-sesame --gold experiments/xp_008/work/data --splits dev test
 echo 'pyfn xp 008: step 10/16 score:deppath:dev:argsonly' >&2
