@@ -256,7 +256,7 @@ def test_argid_resumes_where_its_loop_was_saved(installed, data, tmp_path, monke
     assert "Adam" in record["lost_at_restart"] and record["stopped"] == "patience"
 
 
-def test_progress_record_of_an_argid_run(installed, data, tmp_path, monkeypatch):
+def test_progress_record_of_an_argid_run(installed, data, tmp_path, monkeypatch, capsys):
     run = _argid_run(installed, data, tmp_path)
     config = tmp_path / "argid.json"
     config.write_text('{"num_epochs": 10, "patience": 3, "dev_eval_epoch_frequency": 1, "eval_after_every_epochs": 2}')
@@ -269,13 +269,15 @@ def test_progress_record_of_an_argid_run(installed, data, tmp_path, monkeypatch)
             sesame.train(installed, run, "argid", "aid", config, 1)
     out = tmp_path / "progress.json"
     assert main(["open-sesame", "progress", "--run", str(run), "--model", "aid", "--output", str(out)]) == 0
+    assert "aid: not finished; 1.0 of 10 epochs, 2 dev evaluations, best dev labeled F1 0.6" in capsys.readouterr().out
     record = json.loads(out.read_text())
     folder = run / "logs" / "aid"
     state = json.loads((folder / sesame.STATE).read_text())
     assert record["dev_labeled_f1"] == [{"epoch": 0, "example": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5},
                                         {"epoch": 0, "example": 3, "precision": 0.5, "recall": 0.5, "f1": 0.6}]
     assert record["best_dev"] == {"epoch": 0, "example": 3, "f1": 0.6} and record["epochs_done"] == 1.0
-    assert record["budget"]["dev_every_examples"] == 2 and record["stops_by_patience_after_epoch"] == 3
+    assert record["budget"]["dev_every_examples"] == 2
+    assert record["stops_by_patience_after_epochs"] == 5  # improved in the first epoch: without another, the fifth is the last (4 - 0 > 3)
     last = {"file": state["model"], "sha256": install.sha256_file(folder / state["model"]), "epoch": 0, "example": 3}
     assert record["checkpoints"]["last"] == last
     assert record["checkpoints"]["best"]["sha256"] is None  # killed before any best model
@@ -286,6 +288,8 @@ def test_progress_record_of_an_argid_run(installed, data, tmp_path, monkeypatch)
     assert record["speed"]["train_examples_per_cpu_second"] == round(2 / 45, 3)  # 100 - 5 - 50 CPU seconds
     assert record["speed"]["dev_evaluation_cpu_seconds"] == 5.0
     assert record["speed"]["epoch_cpu_hours_estimated"] == round((3 / round(2 / 45, 3) + 5.0) / 3600, 2)  # 1 dev
+    assert record["remaining"]["epochs_at_most"] == 4.0  # 5 by patience, 1 done
+    assert record["remaining"]["cpu_hours_estimated"] == round(4 * record["speed"]["epoch_cpu_hours_estimated"], 1)
     assert f"--run {run} --stage argid --model aid --config {config} --seed 1 >> " in record["resume_command"]
     assert record["resume_command"].startswith("nohup nice -n 19 pyfn open-sesame train --home ")
 

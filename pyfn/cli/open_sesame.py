@@ -57,11 +57,18 @@ def _decode(args: argparse.Namespace) -> int:
 
 
 def _progress(args: argparse.Namespace) -> int:
-    text = json.dumps(progress(Path(args.run), args.stage, args.model), indent=1, sort_keys=True) + "\n"
-    if args.output:
-        write_text(Path(args.output), text)
-    else:
+    record = progress(Path(args.run), args.stage, args.model)
+    text = json.dumps(record, indent=1, sort_keys=True) + "\n"
+    if not args.output:
         sys.stdout.write(text)
+        return 0
+    write_text(Path(args.output), text)
+    best, left = record["best_dev"], record["remaining"]
+    print(f"{record['model']}: {'finished' if record['finished'] else 'not finished'}; {record['epochs_done']} of "
+          f"{record['budget']['num_epochs']} epochs, {len(record['dev_labeled_f1'])} dev evaluations, best dev "
+          f"labeled F1 {best['f1'] if best else 'none yet'}; {record['restarts']} restart(s)"
+          + (f"; at most {left['epochs_at_most']} epochs left, about {left['hours_estimated']} h at the speed so far"
+             if left and "hours_estimated" in left else "") + f"; wrote {args.output}")
     return 0
 
 

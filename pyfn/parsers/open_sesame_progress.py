@@ -80,6 +80,11 @@ def progress(run: Path, stage: str = "argid", model: str | None = None) -> dict:
     resume = ["pyfn", "open-sesame", "train", "--home", command["checkout"], "--run", str(run), "--stage", stage,
               "--model", model, "--config", command["config"], "--seed", str(command["seed"])]
     log = run / "logs" / f"{model}.nohup.log"
+    done = round(state["epoch"] + state["example"] / examples, 3)
+    # Open-SESAME ends an epoch with `if epoch - last_updated_epoch > PATIENCE: break` (0-based epochs)
+    by_patience = state["last_updated_epoch"] + config["patience"] + 2
+    speed = _speed(state, examples, interval)
+    left = max(0.0, min(config["num_epochs"], by_patience) - done)
     return {
         "run": str(run), "model": model, "stage": stage, "finished": state["finished"],
         "trained": (folder / TRAINED).is_file(),
@@ -87,9 +92,17 @@ def progress(run: Path, stage: str = "argid", model: str | None = None) -> dict:
                    "dev_every_examples": interval, "config": command["config"],
                    "config_sha256": command["config_sha256"], "seed": command["seed"]},
         "train_examples": examples,
-        "epochs_done": round(state["epoch"] + state["example"] / examples, 3),
+        "epochs_done": done,
         "last_improvement_epoch": state["last_updated_epoch"],
-        "stops_by_patience_after_epoch": state["last_updated_epoch"] + config["patience"],
+        "stops_by_patience_after_epochs": by_patience,
+        "remaining": None if state["finished"] else {
+            "epochs_at_most": round(left, 3),
+            **({"hours_estimated": round(left * speed["epoch_hours_estimated"], 1)}
+               if "epoch_hours_estimated" in speed else {}),
+            **({"cpu_hours_estimated": round(left * speed["epoch_cpu_hours_estimated"], 1)}
+               if "epoch_cpu_hours_estimated" in speed else {}),
+            "note": "at most: the budget's epochs, or fewer when no dev evaluation improves for patience + 1 "
+                    "epochs; at the speed measured so far"},
         "dev_labeled_f1": [{"epoch": e["epoch"], "example": e["example"], "precision": round(e["lp"], 5),
                             "recall": round(e["lr"], 5), "f1": round(e["lf"], 5)} for e in evaluations],
         "best_dev": None if best is None else {"epoch": best["epoch"], "example": best["example"],
@@ -102,7 +115,7 @@ def progress(run: Path, stage: str = "argid", model: str | None = None) -> dict:
         "restarts": max(starts - 1, len(state["resumes"])), "resumed_at": state["resumes"],
         **({"lost_at_restart": OPTIMIZER_LOST} if starts > 1 or state["resumes"] else {}),
         "wall_hours_to_last_save": round(state["elapsed"] / 3600, 2),
-        "speed": _speed(state, examples, interval),
+        "speed": speed,
         "resume_command": (f"nohup nice -n 19 {shlex.join(resume)} >> {shlex.quote(str(log))} 2>&1 &"),
         "resume_from": "the repository root (the --config path is relative to it)"
                        if not Path(command["config"]).is_absolute() else "anywhere",
