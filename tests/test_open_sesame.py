@@ -288,8 +288,9 @@ def test_progress_record_of_an_argid_run(installed, data, tmp_path, monkeypatch,
     assert record["speed"]["train_examples_per_cpu_second"] == round(2 / 45, 3)  # 100 - 5 - 50 CPU seconds
     assert record["speed"]["dev_evaluation_cpu_seconds"] == 5.0
     assert record["speed"]["epoch_cpu_hours_estimated"] == round((3 / round(2 / 45, 3) + 5.0) / 3600, 2)  # 1 dev
-    assert record["remaining"]["epochs_at_most"] == 4.0  # 5 by patience, 1 done
-    assert record["remaining"]["cpu_hours_estimated"] == round(4 * record["speed"]["epoch_cpu_hours_estimated"], 1)
+    left, epoch_cpu = record["remaining"], record["speed"]["epoch_cpu_hours_estimated"]
+    assert left["epochs_at_least"] == 4.0 and left["epochs_at_most"] == 9.0  # 5 by patience, 10 budgeted, 1 done
+    assert left["cpu_hours_estimated"] == [round(4 * epoch_cpu, 1), round(9 * epoch_cpu, 1)]
     assert f"--run {run} --stage argid --model aid --config {config} --seed 1 >> " in record["resume_command"]
     assert record["resume_command"].startswith("nohup nice -n 19 pyfn open-sesame train --home ")
 

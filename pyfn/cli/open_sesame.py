@@ -67,8 +67,9 @@ def _progress(args: argparse.Namespace) -> int:
     print(f"{record['model']}: {'finished' if record['finished'] else 'not finished'}; {record['epochs_done']} of "
           f"{record['budget']['num_epochs']} epochs, {len(record['dev_labeled_f1'])} dev evaluations, best dev "
           f"labeled F1 {best['f1'] if best else 'none yet'}; {record['restarts']} restart(s)"
-          + (f"; at most {left['epochs_at_most']} epochs left, about {left['hours_estimated']} h at the speed so far"
-             if left and "hours_estimated" in left else "") + f"; wrote {args.output}")
+          + (f"; {left['epochs_at_least']} to {left['epochs_at_most']} epochs left, about {left['hours_estimated'][0]} "
+             f"to {left['hours_estimated'][1]} h at the speed so far" if left and "hours_estimated" in left else "")
+          + f"; wrote {args.output}")
     return 0
 
 

@@ -84,7 +84,8 @@ def progress(run: Path, stage: str = "argid", model: str | None = None) -> dict:
     # Open-SESAME ends an epoch with `if epoch - last_updated_epoch > PATIENCE: break` (0-based epochs)
     by_patience = state["last_updated_epoch"] + config["patience"] + 2
     speed = _speed(state, examples, interval)
-    left = max(0.0, min(config["num_epochs"], by_patience) - done)
+    most = max(0.0, config["num_epochs"] - done)
+    least = max(0.0, min(config["num_epochs"], by_patience) - done)
     return {
         "run": str(run), "model": model, "stage": stage, "finished": state["finished"],
         "trained": (folder / TRAINED).is_file(),
@@ -96,13 +97,15 @@ def progress(run: Path, stage: str = "argid", model: str | None = None) -> dict:
         "last_improvement_epoch": state["last_updated_epoch"],
         "stops_by_patience_after_epochs": by_patience,
         "remaining": None if state["finished"] else {
-            "epochs_at_most": round(left, 3),
-            **({"hours_estimated": round(left * speed["epoch_hours_estimated"], 1)}
+            "epochs_at_most": round(most, 3), "epochs_at_least": round(least, 3),
+            **({"hours_estimated": [round(least * speed["epoch_hours_estimated"], 1),
+                                    round(most * speed["epoch_hours_estimated"], 1)]}
                if "epoch_hours_estimated" in speed else {}),
-            **({"cpu_hours_estimated": round(left * speed["epoch_cpu_hours_estimated"], 1)}
+            **({"cpu_hours_estimated": [round(least * speed["epoch_cpu_hours_estimated"], 1),
+                                        round(most * speed["epoch_cpu_hours_estimated"], 1)]}
                if "epoch_cpu_hours_estimated" in speed else {}),
-            "note": "at most: the budget's epochs, or fewer when no dev evaluation improves for patience + 1 "
-                    "epochs; at the speed measured so far"},
+            "note": "at least: patience stops it if no later dev evaluation improves; at most: the budget's "
+                    "epochs; hours as [least, most] at the speed measured so far"},
         "dev_labeled_f1": [{"epoch": e["epoch"], "example": e["example"], "precision": round(e["lp"], 5),
                             "recall": round(e["lr"], 5), "f1": round(e["lf"], 5)} for e in evaluations],
         "best_dev": None if best is None else {"epoch": best["epoch"], "example": best["example"],
