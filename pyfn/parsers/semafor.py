@@ -935,8 +935,8 @@ def decode(installation: Path, run: Path, split: str, output: Path, *, frames: P
     if not weights.is_file() or (model is None and trained is None):
         raise PyfnError(f"{weights}: no trained argument model (run `pyfn semafor train --stage argid` first, "
                         "or name a checkpoint with --model)")
-    if model is not None and _count_lines(weights) != (size := alphabet_size(run / "argid" / "parser.conf")):
-        raise PyfnError(f"{weights}: {_count_lines(weights):,} weights where the alphabet has {size:,}: a checkpoint "
+    if model is not None and (found := _count_lines(weights)) != (size := alphabet_size(run / "argid" / "parser.conf")):
+        raise PyfnError(f"{weights}: {found:,} weights where the alphabet has {size:,}: a checkpoint "
                         "being written or cut by a kill (name a complete one)")
     given = Path(frames).resolve() if frames else run / "data" / f"{split}.frames"
     tags = run / "data" / f"{split}.all.lemma.tags"
