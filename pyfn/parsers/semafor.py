@@ -847,6 +847,12 @@ def _median(values: Sequence[float]) -> float | None:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
+def objective(run: Path, stage: str = "argid") -> list[tuple[int, float]]:
+    """The objective at every evaluation of the L-BFGS step, every attempt in order: (iteration, value)."""
+    log_file = Path(run) / "logs" / f"{_stage(stage)}-train.log"
+    return [(iteration, value) for attempt in _read_attempts(log_file) for iteration, value, _ in attempt["values"]]
+
+
 def progress(run: Path, stage: str = "argid", *, resume_command: str | None = None) -> dict:
     """The state of a training, read from the run folder: steps done, every attempt of the L-BFGS step
     (restarts, where from, L-BFGS memory lost), objective per iteration, seconds per iteration, checkpoints

@@ -129,7 +129,7 @@ def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
             *("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows)]
 
 
-def _prose(text: str) -> str:
+def prose(text: str) -> str:
     """Escaped text with its `code` spans as ``<code>``."""
     return re.sub(r"`([^`]*)`", r"<code>\1</code>", html.escape(text))
 
@@ -140,10 +140,10 @@ def html_parts(manifest: dict[str, Any], table: Callable[[Sequence[str], Sequenc
     out: list[str] = []
     if manifest.get("protocols"):
         out += [f"<h2>Every system under every protocol ({esc(manifest['protocols']['split'])})</h2>",
-                f"<p>{_prose(PROTOCOLS_CAPTION)}</p>", table(protocol_head(manifest), protocol_rows(manifest), "protocols")]
+                f"<p>{prose(PROTOCOLS_CAPTION)}</p>", table(protocol_head(manifest), protocol_rows(manifest), "protocols")]
     if manifest.get("breakdowns"):
         split = next(iter(manifest["breakdowns"].values()))["split"]
-        out += [f"<h2>Error analysis ({esc(split)})</h2>", f"<p>{_prose(BREAKDOWN_CAPTION)}</p>"]
+        out += [f"<h2>Error analysis ({esc(split)})</h2>", f"<p>{prose(BREAKDOWN_CAPTION)}</p>"]
         if bucket_rows(manifest):
             out += ["<h3>Frame identification by the LU's count in train</h3>",
                     table(BUCKET_HEAD, bucket_rows(manifest), "breakdown-buckets"),

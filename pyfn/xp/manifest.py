@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from pyfn import __version__
-from pyfn.errors import PyfnError
 from pyfn.fileio import LOCK_NAME, sha256_file
 from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.scoring.breakdown import digest
+from pyfn.xp.parser_runs import parsers, trainings
 from pyfn.xp.recipe import RECIPE, Recipe, expand
 from pyfn.xp.steps import STEPS, Layout, steps
 from pyfn.xp.study import SplitRun, analyse, split_result
@@ -38,65 +38,6 @@ def versions() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             out[name] = None
     return out
-
-
-PARSER_RUN = "prepare.json"
-"""The record ``pyfn open-sesame prepare`` (and ``pyfn semafor prepare``) writes in an external parser's run folder."""
-PARSER_KEYS = ("parser", "commit", "patches", "pins", "site", "java", "packages", "jwnl")
-"""What trained an external parser's models: its full commit, pyfn's patches (sha256), the packages pinned in
-its environment (e.g. ``dynet38==2.2``), a separate interpreter's version and packages (SimpleFrameId's
-``site``), and SEMAFOR's Java, Debian packages and JWNL."""
-
-PARSER_MACHINE_KEYS = ("python", "source")
-"""Keys inside a parser's environment record that name a path on the machine (an interpreter, a source tree):
-left out, so that the same environment elsewhere records the same."""
-
-
-def parsers(layout: Layout) -> dict[str, dict[str, Any]]:
-    """The environment of every external parser's run folder under ``work/``, by its path relative to the
-    experiment folder (:data:`PARSER_KEYS` of its ``prepare.json``, without :data:`PARSER_MACHINE_KEYS`).
-
-    Linked folders are entered (a run folder is often a link to a cache outside the work tree); a run folder
-    reached twice is recorded once, under its own path if it is under ``work/``.
-    """
-    if not layout.work.is_dir():
-        return {}
-    found: dict[Path, Path] = {}
-    for directory, dirs, files in os.walk(layout.work, followlinks=True):
-        if Path(directory) == layout.work:
-            dirs[:] = [d for d in dirs if d != STEPS]
-        here = Path(directory).resolve()
-        dirs[:] = [d for d in sorted(dirs) if not here.is_relative_to((Path(directory) / d).resolve())]  # a cycle
-        if PARSER_RUN in files:
-            path = Path(directory)
-            real = path.resolve()
-            if real not in found or _rank(path, layout.work) < _rank(found[real], layout.work):
-                found[real] = path
-            dirs[:] = []  # a run folder holds no other
-    out = {}
-    for directory in found.values():
-        path = directory / PARSER_RUN
-        try:
-            prepared = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise PyfnError(f"{path}: not JSON ({exc})") from None
-        if isinstance(prepared, dict) and "parser" in prepared and "commit" in prepared:
-            out[str(directory.relative_to(layout.folder))] = {
-                key: _portable(prepared[key]) for key in PARSER_KEYS if prepared.get(key) is not None}
-    return dict(sorted(out.items(), key=lambda item: Path(item[0])))
-
-
-def _rank(path: Path, work: Path) -> tuple[bool, Path]:
-    """Order of the paths of one run folder: its own path (no link in it) first, then pathlib's order."""
-    linked = path.resolve() != work.resolve() / path.relative_to(work)
-    return linked, path
-
-
-def _portable(value: Any) -> Any:
-    """``value`` without the :data:`PARSER_MACHINE_KEYS` of a dict."""
-    if isinstance(value, dict):
-        return {k: v for k, v in value.items() if k not in PARSER_MACHINE_KEYS}
-    return value
 
 
 MACHINE_KEYS = ("source",)
@@ -224,6 +165,7 @@ def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
         "recipe_sha256": recipe_sha256(layout.folder),
         "versions": versions(),
         "parsers": parsers(layout),
+        "trainings": trainings(layout),
         "inputs": {"framenet": source_record(recipe) | {"fingerprint": data.get("release", {}).get("fingerprint")}},
         "data": {
             key: data.get(key)

@@ -9,7 +9,7 @@ from typing import Any
 from pyfn.xp.charts import Mark, bar_chart
 from pyfn.xp.recipe import Recipe
 from pyfn.xp.steps import Layout, steps
-from pyfn.xp import analysis as sections, variants
+from pyfn.xp import analysis as sections, training_section, variants
 from pyfn.xp.study import figure, summary_lines
 from pyfn.xp.variants import extra_steps
 
@@ -231,6 +231,7 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                 "predictions pyfn scored above (its own counting: see pyfn's README for how it differs).", "",
                 "| system | file | numbers |", "|---|---|---|"]
         out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in own_rows(manifest)]
+    out += training_section.markdown(manifest)
     out += sections.markdown(manifest)
     if manifest.get("study"):
         out += ["", "## Ranking stability over drawn splits", "", *summary_lines(manifest["study"]), "",
@@ -347,6 +348,7 @@ def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
     if own_rows(manifest):
         parts += ["<h2>The parsers' own evaluation</h2>",
                   _plain_table(["system", "file", "numbers"], own_rows(manifest), "own-evaluation")]
+    parts += training_section.html_parts(manifest, _plain_table)
     parts += sections.html_parts(manifest, _plain_table)
     if manifest.get("study"):
         lines = "\n".join(summary_lines(manifest["study"]))

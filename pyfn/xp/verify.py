@@ -1,11 +1,12 @@
 """``pyfn verify``: does an experiment still give what its manifest says?
 
 Without ``--rerun``: the recipe, the versions, the FrameNet source, every
-output and the external parsers' environments (commit, patches, pins) are
-checked against ``manifest.json``. With ``--rerun``: every pyfn
-step runs again in a temporary copy of the experiment (same relative paths)
-and every output and score is compared byte for byte. External parsers are
-not rerun; their imported predictions are rescored when present. Drift is a
+output, the external parsers' environments (commit, patches, pins) and their
+finished trainings (each model's record and sha256) are checked against
+``manifest.json``. With ``--rerun``: every pyfn step runs again in a temporary
+copy of the experiment (same relative paths) and every output and score is
+compared byte for byte. External parsers are not rerun; their imported
+predictions are rescored when present. Drift is a
 list of readable differences; none means the experiment verifies.
 """
 
@@ -66,11 +67,12 @@ def _output_drift(folder: Path, manifest: dict[str, Any]) -> list[str]:
         drift += _diff("output", name, digest, found.get(name, "missing (run `pyfn xp run` or verify --rerun)"))
     for name in sorted(set(found) - set(manifest["outputs"])):
         drift += _diff("output", name, "absent", found[name])
-    if "parsers" in manifest:  # recorded since pyfn records the external parsers' environment
-        parsers = xp_manifest.parsers(Layout(folder))
-        for name in sorted(set(manifest["parsers"]) | set(parsers)):
-            drift += _diff("external parser in", name, manifest["parsers"].get(name, "absent"),
-                           parsers.get(name, "absent"))
+    for key, kind, read in (("parsers", "external parser in", xp_manifest.parsers),
+                            ("trainings", "training in", xp_manifest.trainings)):
+        if key in manifest:  # recorded since pyfn records the external parsers' environment (and trainings)
+            found = read(Layout(folder))
+            for name in sorted(set(manifest[key]) | set(found)):
+                drift += _diff(kind, name, manifest[key].get(name, "absent"), found.get(name, "absent"))
     return drift
 
 

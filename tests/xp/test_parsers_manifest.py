@@ -112,3 +112,102 @@ def test_unreadable_parser_record_names_the_file(folder):
     (folder / "work" / "open-sesame" / "prepare.json").write_text("{")
     with pytest.raises(Exception, match=r"open-sesame/prepare.json: not JSON"):
         record.parsers(Layout(Path("experiments/xp_004")))
+
+
+SESAME_TRAINED = {  # as pyfn.parsers.open_sesame.train writes it when the training ends
+    "stage": "argid", "model": "argid-dev4k", "seed": 1, "attempts": 3, "resumed": True, "stopped": "patience",
+    "best_dev": 0.5812, "model_sha256": "ab" * 32, "epochs": 6, "dev_evaluations": 3, "restarts": 2,
+    "budget": {"num_epochs": 10, "patience": 3, "dev_eval_epoch_frequency": 40, "eval_after_every_epochs": 100},
+    "resumed_at": [{"epoch": 0, "example": 4001, "elapsed": 3600.5, "time": "2026-11-28T20:50:00Z"}],
+}
+SESAME_STATE = {"evaluations": [  # pyfn's patch of argid.py: 0-based epochs, Open-SESAME's labeled P/R/F1
+    {"epoch": 0, "example": 4001, "lp": 0.363512, "lr": 0.216321, "lf": 0.271234, "elapsed": 900.1, "cpu": 800.2},
+    {"epoch": 1, "example": 8001, "lp": 0.6, "lr": 0.57, "lf": 0.5812, "elapsed": 9000.0, "cpu": 8000.0},
+    {"epoch": 5, "example": 16001, "lp": 0.61, "lr": 0.55, "lf": 0.57843, "elapsed": 20000.0, "cpu": 19000.0}]}
+SEMAFOR_TRAINED = {  # as pyfn.parsers.semafor.train writes it
+    "stage": "argid", "settings": {"heap": "10g", "lambda": 0.1, "max_iterations": 300, "save_every": 5,
+                                   "threads": 2},
+    "attempts": 5, "iterations": 299, "stopped": "maxiterations", "last_attempt_seconds": 51234.5,
+    "model": "argid/argmodel.dat", "model_sha256": "cd" * 32}
+SEMAFOR_LOG = """1795880426.212 $ java -Xmx10g edu.cmu.cs.lti.ark.fn.parsing.TrainingBatchMain
+1795880480.930 Starting iteration:0
+1795880855.277 Function value:588925.6992269317
+1795880855.664 Starting iteration:1
+1795881206.065 Function value:307664.3114147725
+1795888034.032 $ java -Xmx10g edu.cmu.cs.lti.ark.fn.parsing.TrainingBatchMain
+1795888040.000 Restarting from argid/argmodel.dat_1 at iteration 1
+1795888100.000 Starting iteration:2
+1795888350.000 Function value:41234.5
+"""
+SITE_TRAINED = {"model": "wsb-sentbow", "classifier": "wsb", "context": "sentbow", "seed": 1, "components": 1500,
+                "max_sampled": 10, "epochs": 500, "seconds": 2929.6, "attempts": 2, "resumed_after_epochs": [29],
+                "model_sha256": "ef" * 32, "prepared_sha256": "01" * 32, "embeddings_sha256": "23" * 32}
+
+
+def _trained(folder: Path) -> None:
+    sesame = folder / "work" / "open-sesame" / "logs" / "argid-dev4k"
+    sesame.mkdir(parents=True)
+    (sesame / "pyfn-train.json").write_text(json.dumps(SESAME_TRAINED))
+    (sesame / "pyfn-state.json").write_text(json.dumps(SESAME_STATE))
+    (folder / "work" / "open-sesame" / "logs" / "unfinished").mkdir()  # no record: not a finished training
+    run = folder / "work" / "semafor"
+    (run / "argid").mkdir(parents=True)
+    (run / "logs").mkdir()
+    (run / "prepare.json").write_text(json.dumps({"parser": "semafor", "commit": "be1f087" * 5 + "be1f0",
+                                                  "patches": {"semafor.patch": "aa" * 32}}))
+    (run / "argid" / "pyfn-train.json").write_text(json.dumps(SEMAFOR_TRAINED))
+    (run / "logs" / "argid-train.log").write_text(SEMAFOR_LOG)
+    site = folder.parent.parent / "cache" / "simpleframeid" / "models" / "wsb-sentbow"
+    site.mkdir(parents=True)
+    (site / "pyfn-train.json").write_text(json.dumps(SITE_TRAINED))
+
+
+def test_manifest_records_finished_trainings_and_the_report_shows_them(folder):
+    _trained(folder)
+    assert main(["xp", "run", "4"]) == 0
+    trainings = json.loads((folder / "manifest.json").read_text())["trainings"]
+    assert list(trainings) == ["work/open-sesame/logs/argid-dev4k", "work/semafor/argid",
+                               "work/simpleframeid/models/wsb-sentbow"]  # the variants' copy has no training
+    sesame = trainings["work/open-sesame/logs/argid-dev4k"]
+    assert sesame["parser"] == "open-sesame" and sesame["model_sha256"] == "ab" * 32
+    assert sesame["dev_curve"][0] == {"epoch": 0, "example": 4001, "precision": 0.36351, "recall": 0.21632,
+                                      "f1": 0.27123}
+    semafor = trainings["work/semafor/argid"]
+    assert "last_attempt_seconds" not in semafor  # wall times are the machine's
+    assert semafor["objective"] == {"first": 588925.6992269317, "last": 41234.5, "evaluations": 3}
+    site = trainings["work/simpleframeid/models/wsb-sentbow"]
+    assert site["parser"] == "simpleframeid" and "seconds" not in site and "prepared_sha256" not in site
+    readme = (folder / "README.md").read_text()
+    section = readme[readme.index("## Training of the external parsers"):]
+    assert ("| work/open-sesame/logs/argid-dev4k | open-sesame | 10 epochs, patience 3, dev every 4,000 examples; "
+            "seed 1 | patience after 6 epochs | 3 | labeled F1 0.5812 (epoch 2, example 8,001) | abababababab |"
+            in section)
+    assert ("| work/semafor/argid | semafor | L-BFGS, lambda 0.1: at most 300 iterations or convergence | "
+            "maxiterations at iteration 299; objective 588,925.7 -> 41,234.5 | 5 |" in section)
+    assert "| wsb+sentbow: 500 epochs, 1500 components, 10 sampled negatives; seed 1 | all epochs (resumed after " \
+           "epoch 29) | 2 |" in section
+    assert "| work/open-sesame/logs/argid-dev4k | 6 | 16,001 | 0.6100 | 0.5500 | 0.5784 |" in section
+    page = (folder / "report.html").read_text()
+    assert 'id="trainings"' in page and 'id="dev-curve"' in page and "labeled F1 on dev during training" in page
+    assert check(folder) == []
+    retrained = dict(SEMAFOR_TRAINED, model_sha256="ce" * 32)
+    (folder / "work" / "semafor" / "argid" / "pyfn-train.json").write_text(json.dumps(retrained))
+    drift = check(folder)
+    at = drift.index("training in work/semafor/argid:")
+    assert "cd" * 32 in drift[at + 1] and "ce" * 32 in drift[at + 2]
+
+
+def test_a_manifest_recorded_before_trainings_were_recorded_still_verifies(folder):
+    _trained(folder)
+    assert main(["xp", "run", "4"]) == 0
+    manifest = json.loads((folder / "manifest.json").read_text())
+    del manifest["trainings"]
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    assert check(folder) == []
+
+
+def test_unreadable_training_record_names_the_file(folder):
+    _trained(folder)
+    (folder / "work" / "semafor" / "argid" / "pyfn-train.json").write_text("{")
+    with pytest.raises(Exception, match=r"semafor/argid/pyfn-train.json: not JSON"):
+        record.trainings(Layout(Path("experiments/xp_004")))

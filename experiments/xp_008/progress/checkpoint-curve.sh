@@ -5,6 +5,7 @@
 # not decoded again. Run from the repository root after the recipe's data and lexicon steps:
 #   sh experiments/xp_008/progress/checkpoint-curve.sh [RUN] [OUT]
 set -eu
+: "${SEMAFOR_HOME:?set SEMAFOR_HOME (and SEMAFOR_JWNL) as for pyfn semafor setup}"
 RUN=${1:-experiments/xp_008/work/semafor}
 OUT=${2:-${PYFN_CACHE:-$HOME/.cache/pyfn}/runs/xp_008/checkpoints}
 W=experiments/xp_008/work
@@ -12,7 +13,10 @@ mkdir -p "$OUT"
 for model in $(cd "$RUN/argid" && ls argmodel.dat_* | sort -t_ -k2 -n); do
   [ -f "$OUT/$model.test.argsonly.json" ] && continue
   # refused when the checkpoint is being written (the training runs on): scored the next time
-  pyfn semafor decode --quiet --run "$RUN" --model "$model" --splits dev test --output "$OUT/$model" || continue
+  if ! pyfn semafor decode --quiet --run "$RUN" --model "$model" --splits dev test --output "$OUT/$model"; then
+    echo "checkpoint-curve: $model not scored this time" >&2
+    continue
+  fi
   pyfn convert --quiet --from semafor --to semeval --source "$OUT/$model" --target "$OUT/$model.semeval" \
     --gold "$W/data" --splits dev test
   for split in dev test; do
