@@ -101,22 +101,22 @@ def markdown(manifest: dict[str, Any]) -> list[str]:
     out: list[str] = []
     if manifest.get("protocols"):
         out += ["", f"## Every system under every protocol ({manifest['protocols']['split']})", "", PROTOCOLS_CAPTION,
-                *_md_table(protocol_head(manifest), protocol_rows(manifest))]
+                *md_table(protocol_head(manifest), protocol_rows(manifest))]
     if manifest.get("breakdowns"):
         split = next(iter(manifest["breakdowns"].values()))["split"]
         out += ["", f"## Error analysis ({split})", "", BREAKDOWN_CAPTION]
         if bucket_rows(manifest):
             out += ["", "Frame-identification accuracy by the LU's count in train:",
-                    *_md_table(BUCKET_HEAD, bucket_rows(manifest)),
+                    *md_table(BUCKET_HEAD, bucket_rows(manifest)),
                     "", "Most confused frames (gold -> predicted, count), top 5:",
-                    *_md_table(["system", "confusions"], confusion_rows(manifest))]
+                    *md_table(["system", "confusions"], confusion_rows(manifest))]
         if coreness_rows(manifest):
-            out += ["", "Arguments: F1 (P, R; gold labels) by coreness:", *_md_table(CORENESS_HEAD, coreness_rows(manifest)),
+            out += ["", "Arguments: F1 (P, R; gold labels) by coreness:", *md_table(CORENESS_HEAD, coreness_rows(manifest)),
                     "", "Worst FEs (lowest F1 of those with at least 5 gold labels), top 5:",
-                    *_md_table(["system", "FEs"], worst_fe_rows(manifest))]
+                    *md_table(["system", "FEs"], worst_fe_rows(manifest))]
         out += ["", "Every sentence with an error, gold beside predicted with target and FE spans highlighted, is in "
                 "the system's page (written by the run under `work/`, which is not committed):",
-                *_md_table(PAGE_HEAD, [[*r[:3], f"`{r[3]}`", f"`{r[4]}`"] for r in page_rows(manifest)])]
+                *md_table(PAGE_HEAD, [[*r[:3], f"`{r[3]}`", f"`{r[4]}`"] for r in page_rows(manifest)])]
     return out
 
 
@@ -124,7 +124,8 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
+def md_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A Markdown table, ``|`` in cells escaped, after a blank line."""
     return ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head),
             *("| " + " | ".join(_cell(c) for c in row) + " |" for row in rows)]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pyfn.xp.analysis import prose
+from pyfn.xp.analysis import md_table, prose
 from pyfn.xp.charts import Mark, bar_chart
 
 CAPTION = (
@@ -83,19 +83,14 @@ def curve_rows(manifest: dict[str, Any]) -> list[list[str]]:
             for path, record in (manifest.get("trainings") or {}).items() for e in record.get("dev_curve") or []]
 
 
-def _md_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    return ["", "| " + " | ".join(head) + " |", "|" + "---|" * len(head),
-            *("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows)]
-
-
 def markdown(manifest: dict[str, Any]) -> list[str]:
     """The README's section (none without a finished training)."""
     rows = training_rows(manifest)
     if not rows:
         return []
-    out = ["", "## Training of the external parsers", "", CAPTION, *_md_table(HEAD, rows)]
+    out = ["", "## Training of the external parsers", "", CAPTION, *md_table(HEAD, rows)]
     if curve := curve_rows(manifest):
-        out += ["", CURVE_CAPTION, *_md_table(CURVE_HEAD, curve)]
+        out += ["", CURVE_CAPTION, *md_table(CURVE_HEAD, curve)]
     return out
 
 
