@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pyfn.cli import main
+from pyfn.errors import PyfnError
 from pyfn.xp import manifest as record
 from pyfn.xp.steps import Layout
 from pyfn.xp.verify import check
@@ -210,4 +211,16 @@ def test_unreadable_training_record_names_the_file(folder):
     _trained(folder)
     (folder / "work" / "semafor" / "argid" / "pyfn-train.json").write_text("{")
     with pytest.raises(Exception, match=r"semafor/argid/pyfn-train.json: not JSON"):
+        record.trainings(Layout(Path("experiments/xp_004")))
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("pyfn-train.json", "[]", r"argid-dev4k/pyfn-train.json: not a JSON object"),
+    ("pyfn-state.json", '{"epoch": 3}', r"argid-dev4k/pyfn-state.json: not the training state .*'evaluations'"),
+    ("pyfn-state.json", '{"evaluations": [{"epoch": 0}]}', r"pyfn-state.json: not the training state .*'example'"),
+])
+def test_malformed_training_records_name_the_file(folder, name, text, message):
+    _trained(folder)
+    (folder / "work" / "open-sesame" / "logs" / "argid-dev4k" / name).write_text(text)
+    with pytest.raises(PyfnError, match=message):
         record.trainings(Layout(Path("experiments/xp_004")))
