@@ -34,7 +34,8 @@ def _open_sesame(record: dict[str, Any]) -> tuple[str, str, str]:
     curve = record.get("dev_curve") or []
     best = max(curve, key=lambda e: e["f1"], default=None)
     where = f" (epoch {best['epoch'] + 1}, example {best['example']:,})" if best else ""
-    dev = f"labeled F1 {record['best_dev']:.4f}{where}" if record.get("best_dev") is not None else "n/a"
+    measure = "frame accuracy" if record.get("stage") == "frameid" else "labeled F1"  # frameid: P = R = F1
+    dev = f"{measure} {record['best_dev']:.4f}{where}" if record.get("best_dev") is not None else "n/a"
     return rule, ended, dev
 
 

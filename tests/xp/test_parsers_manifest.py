@@ -12,6 +12,7 @@ from pyfn.cli import main
 from pyfn.errors import PyfnError
 from pyfn.xp import manifest as record
 from pyfn.xp.steps import Layout
+from pyfn.xp.training_section import training_rows
 from pyfn.xp.verify import check
 
 RECIPE = '''
@@ -224,3 +225,13 @@ def test_malformed_training_records_name_the_file(folder, name, text, message):
     (folder / "work" / "open-sesame" / "logs" / "argid-dev4k" / name).write_text(text)
     with pytest.raises(PyfnError, match=message):
         record.trainings(Layout(Path("experiments/xp_004")))
+
+
+def test_frame_identification_training_row_says_accuracy():
+    frameid = {"parser": "open-sesame", "stage": "frameid", "model": "frameid", "seed": 1, "attempts": 1,
+               "stopped": "patience", "best_dev": 0.8952134540750324, "model_sha256": "80" * 32,
+               "budget": {"num_epochs": 30, "patience": 4, "dev_eval_epoch_frequency": 40,
+                          "eval_after_every_epochs": 100}}
+    assert training_rows({"trainings": {"work/open-sesame/logs/frameid": frameid}}) == [[
+        "work/open-sesame/logs/frameid", "open-sesame", "30 epochs, patience 4, dev every 4,000 examples; seed 1",
+        "patience", "1", "frame accuracy 0.8952", "808080808080"]]
