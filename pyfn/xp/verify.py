@@ -70,9 +70,9 @@ def _output_drift(folder: Path, manifest: dict[str, Any]) -> list[str]:
     for key, kind, read in (("parsers", "external parser in", xp_manifest.parsers),
                             ("trainings", "training in", xp_manifest.trainings)):
         if key in manifest:  # recorded since pyfn records the external parsers' environment (and trainings)
-            found = read(Layout(folder))
-            for name in sorted(set(manifest[key]) | set(found)):
-                drift += _diff(kind, name, manifest[key].get(name, "absent"), found.get(name, "absent"))
+            now = read(Layout(folder))
+            for name in sorted(set(manifest[key]) | set(now)):
+                drift += _diff(kind, name, manifest[key].get(name, "absent"), now.get(name, "absent"))
     return drift
 
 
