@@ -221,6 +221,27 @@ def test_interrupted_training_resumes_from_the_saved_model(installed, data, tmp_
     assert record["resumed"] and record["attempts"] == 2
 
 
+
+def test_decode_records_the_model_and_whether_its_training_finished(installed, data, tmp_path, monkeypatch):
+    run = _argid_run(installed, data, tmp_path)
+    config = tmp_path / "budget.json"
+    config.write_text("{}")
+    monkeypatch.setenv("FAKE_CRASH", "1")
+    with pytest.raises(PyfnError):
+        sesame.train(installed, run, "frameid", "fid", config, 3)
+    notes = []
+    early = sesame.decode(installed, run, "frameid", "fid", "test", tmp_path / "early", log=notes.append)
+    assert early["training"] == "unfinished" and any("no finished training" in note for note in notes)
+    assert early["model_sha256"] == install.sha256_file(run / "logs" / "fid" / "best-frameid-1.5-model")
+    monkeypatch.delenv("FAKE_CRASH")
+    trained = sesame.train(installed, run, "frameid", "fid", config, 3)
+    done = sesame.decode(installed, run, "frameid", "fid", "test", tmp_path / "done")
+    assert done["training"] == "finished" and done["model_sha256"] == trained["model_sha256"] != early["model_sha256"]
+    (run / "logs" / "fid" / "best-frameid-1.5-model").write_text("changed after its training")
+    with pytest.raises(PyfnError, match=r"best-frameid-1.5-model: sha256 .* the model changed after its training"):
+        sesame.decode(installed, run, "frameid", "fid", "test", tmp_path / "changed")
+    assert not (tmp_path / "changed").exists()
+
 def _argid_run(installed, data, tmp_path) -> Path:
     run = tmp_path / "run"
     vectors = tmp_path / "vectors.txt"

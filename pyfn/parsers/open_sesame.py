@@ -404,13 +404,21 @@ def decode(
     the split's gold frames, or ``frames_from`` (a BIOS file of predicted frames, e.g. this function's
     ``frameid`` output) for the full pipeline. Writes ``{split}.bios`` (Open-SESAME's CoNLL output, which
     pyfn imports), ``{split}.sesame.fes`` when Open-SESAME writes one, ``{split}.sentences`` and
-    ``{split}.{stage}.own-eval.json`` (Open-SESAME's own evaluation, when it prints one).
+    ``{split}.{stage}.own-eval.json`` (Open-SESAME's own evaluation, when it prints one, with the model's
+    sha256 and whether its training had finished). A model that differs from the one its finished training
+    recorded is refused; one still training is decoded with a note.
     """
     prepared = _check_run(run)
     version = prepared["version"]
     saved = model_file(run, _stage(stage), model, version)
     if not saved.is_file():
         raise PyfnError(f"{saved}: no trained model (run `pyfn open-sesame train` first)")
+    model_sha, trained = sha256_file(saved), _trained_sha(saved.parent)
+    if trained is None:
+        log(f"{NAME}: note: {model} has no finished training ({TRAINED}): decoding its best model so far")
+    elif trained != model_sha:
+        raise PyfnError(f"{saved}: sha256 {model_sha[:12]}... is not the {trained[:12]}... its finished training "
+                        f"recorded in {TRAINED}: the model changed after its training")
     run = Path(run)
     parser_data = run / "data" / "open_sesame_v1_data" / f"fn{version}"
     gold = parser_data / f"fn{version}.{'dev' if split == 'dev' else 'test'}.syntaxnet.conll"
@@ -438,7 +446,9 @@ def decode(
     if fes is not None and fes.is_file():
         shutil.copyfile(fes, output / f"{split}.sesame.fes")
     shutil.copyfile(run / prepared["data"] / f"{split}.sentences", output / f"{split}.sentences")
-    record = {"stage": stage, "model": model, "split": split, "input": "gold" if frames_from is None else str(frames_from),
+    record = {"stage": stage, "model": model, "model_sha256": model_sha,
+              "training": "unfinished" if trained is None else "finished",
+              "split": split, "input": "gold" if frames_from is None else str(frames_from),
               "input_sha256": sha256_file(source), "predictions_sha256": sha256_file(output / f"{split}.bios"),
               "own_evaluation": _own_eval(stage, text)}
     write_text(output / f"{split}.{stage}.own-eval.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
