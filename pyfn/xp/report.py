@@ -10,7 +10,7 @@ from pyfn.xp.charts import Mark, bar_chart
 from pyfn.xp.recipe import Recipe
 from pyfn.xp.steps import Layout, steps
 from pyfn.xp import analysis as sections, training_section, variants
-from pyfn.xp.study import figure, summary_lines
+from pyfn.xp.study import SAMPLES, figure, summary_lines
 from pyfn.xp.variants import extra_steps
 
 MODE_NAMES = {
@@ -120,6 +120,15 @@ def ranking_rows(manifest: dict[str, Any]) -> list[tuple[str, ...]]:
     return rows
 
 
+PAIR_TESTS = {"frameid": "McNemar's mid-p on the paired frame-identification decisions",
+              "args": f"approximate randomization on F1 ({SAMPLES:,} samples, seed 0)"}
+
+
+def pair_tests(manifest: dict[str, Any]) -> str:
+    """The pairwise tests of the tasks ranked in ``manifest``, in words."""
+    return ", ".join(PAIR_TESTS[task] for task in (manifest.get("ranking") or {}).get("ranking", {}))
+
+
 def own_rows(manifest: dict[str, Any]) -> list[tuple[str, str, str]]:
     """``(system, file, numbers)``: what an external parser printed about its own predictions."""
     rows = []
@@ -213,8 +222,7 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
     if not fid and not f1:
         out.append("No scores yet: run the experiment.")
     if ranking_rows(manifest):
-        out += ["", f"## Ranking on {recipe.score_splits[-1]}", "", "Pairwise tests: McNemar's mid-p on the paired "
-                "frame-identification decisions, approximate randomization on F1 (1,000 samples, seed 0); Holm's "
+        out += ["", f"## Ranking on {recipe.score_splits[-1]}", "", f"Pairwise tests: {pair_tests(manifest)}; Holm's "
                 "correction over the pairs of a task.", "", "| task | ranking | pairs (later minus earlier) |",
                 "|---|---|---|"]
         out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in ranking_rows(manifest)]

@@ -516,3 +516,14 @@ def test_a_finished_data_step_is_skipped_but_its_release_still_checked(root):
     recipe.write_text(recipe.read_text().replace('fingerprint = ""', f'fingerprint = "{"0" * 64}"'))
     with pytest.raises(PyfnError, match="not the release this experiment was defined on"):
         xp.run(folder, main, step="data")
+
+
+def test_the_ranking_names_only_the_tests_of_its_tasks():
+    from pyfn.xp.report import pair_tests
+
+    both = {"ranking": {"ranking": {"frameid": ["a", "b"], "args": ["c", "d"]}}}
+    assert pair_tests(both) == ("McNemar's mid-p on the paired frame-identification decisions, "
+                                "approximate randomization on F1 (1,000 samples, seed 0)")
+    assert pair_tests({"ranking": {"ranking": {"args": ["c", "d"]}}}) == (
+        "approximate randomization on F1 (1,000 samples, seed 0)")
+    assert "approximate" not in pair_tests({"ranking": {"ranking": {"frameid": ["a", "b"]}}})
