@@ -241,7 +241,7 @@ def test_recipe_reference_of_argument_identification(tmp_path):
     """A [reference] entry with p / r / f1 is argument identification: put beside the argsonly scores, the
     difference taken on F1."""
     from pyfn.xp.recipe import load_recipe
-    from pyfn.xp.report import readme, reference_rows
+    from pyfn.xp.report import page, readme, reference_rows
     from pyfn.xp.steps import Layout
 
     (tmp_path / "experiment.toml").write_text(
@@ -257,3 +257,7 @@ def test_recipe_reference_of_argument_identification(tmp_path):
                                                 ("semafor-h", args_what, "- / - / 57.5", "not run", "n/a")]
     assert "| semafor | P / R / F1 (args) | 59.1 / 54.3 / 56.6 | 60.1 / 50.0 / 54.6 | -2.0 |" in readme(
         recipe, Layout(tmp_path), manifest)
+    html = page(recipe, Layout(tmp_path), manifest)
+    assert "<h2>Beside the published numbers</h2>\n<p>In % on test, published (paper; see experiment.toml)" in html
+    assert ('<table id="published">' in html and "<tr><td>semafor</td><td>P / R / F1 (args)</td>"
+            "<td>59.1 / 54.3 / 56.6</td><td>60.1 / 50.0 / 54.6</td><td>-2.0</td></tr>" in html)

@@ -173,6 +173,17 @@ def reference_rows(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, 
     return rows
 
 
+REFERENCE_HEAD = ("system", "numbers", "published", "measured", "measured minus published")
+
+
+def reference_caption(recipe: Recipe) -> str:
+    """What the table of :func:`reference_rows` shows, and where its published numbers come from."""
+    source = recipe.raw["reference"].get("source", "the recipe's [reference] table")
+    return (f"In % on {recipe.score_splits[-1]}, published ({source}; see experiment.toml) and measured here: "
+            "frame-identification accuracy, or argument identification given gold frames scored `argsonly`. "
+            "The difference is that of the headline number (total accuracy, or F1).")
+
+
 def _cell(text: str) -> str:
     """A Markdown table cell: ``|`` escaped (signatures are ``|``-separated)."""
     return text.replace("|", "\\|")
@@ -227,12 +238,8 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                 "|---|---|---|"]
         out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in ranking_rows(manifest)]
     if reference_rows(recipe, manifest):
-        source = recipe.raw["reference"].get("source", "the recipe's [reference] table")
-        out += ["", "## Beside the published numbers", "", f"In % on {recipe.score_splits[-1]}, published "
-                f"({_cell(str(source))}; see experiment.toml) and measured here: frame-identification accuracy, "
-                "or argument identification given gold frames scored `argsonly`. The difference is that of the "
-                "headline number (total accuracy, or F1).", "",
-                "| system | numbers | published | measured | measured minus published |", "|---|---|---|---|---|"]
+        out += ["", "## Beside the published numbers", "", _cell(reference_caption(recipe)), "",
+                f"| {' | '.join(REFERENCE_HEAD)} |", "|---|---|---|---|---|"]
         out += [f"| {' | '.join(_cell(c) for c in row)} |" for row in reference_rows(recipe, manifest)]
     if own_rows(manifest):
         out += ["", "## The parsers' own evaluation", "", "What each external parser printed about the same "
@@ -353,6 +360,9 @@ def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
     if ranking_rows(manifest):
         parts += [f"<h2>Ranking on {esc(recipe.score_splits[-1])}</h2>",
                   _plain_table(["task", "ranking", "pairs (later minus earlier)"], ranking_rows(manifest), "ranking")]
+    if reference_rows(recipe, manifest):
+        parts += ["<h2>Beside the published numbers</h2>", f"<p>{esc(reference_caption(recipe))}</p>",
+                  _plain_table(REFERENCE_HEAD, reference_rows(recipe, manifest), "published")]
     if own_rows(manifest):
         parts += ["<h2>The parsers' own evaluation</h2>",
                   _plain_table(["system", "file", "numbers"], own_rows(manifest), "own-evaluation")]
