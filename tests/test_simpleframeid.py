@@ -247,14 +247,16 @@ def test_recipe_reference_of_argument_identification(tmp_path):
     (tmp_path / "experiment.toml").write_text(
         '[experiment]\nnumber = "991"\ntitle = "t"\n[framenet]\nversion = "1.5"\nsource = "sample"\n'
         '[scoring]\nsplits = ["dev", "test"]\n'
-        '[reference]\nsource = "paper"\nsemafor = { p = 59.1, r = 54.3, f1 = 56.6 }\nsemafor-h = { f1 = 57.5 }\n')
+        '[reference]\nsource = "paper"\nsemafor = { p = 59.1, r = 54.3, f1 = 56.6, xp = "042" }\n'
+        'semafor-h = { f1 = 57.5, note = "hierarchy features" }\n')
     recipe = load_recipe(tmp_path)
     args = {"precision": 0.6012, "recall": 0.5, "f1": 0.5459, "signature": "argsonly"}
     manifest = {"inputs": {"framenet": {}}, "outputs": {}, "scores": {"semafor": {"test": {"argsonly": args}}}}
     args_what = "P / R / F1 (args)"
     assert reference_rows(recipe, manifest) == [("semafor", args_what, "59.1 / 54.3 / 56.6", "60.1 / 50.0 / 54.6",
                                                  "-2.0"),
-                                                ("semafor-h", args_what, "- / - / 57.5", "not run", "n/a")]
+                                                ("semafor-h", args_what, "- / - / 57.5 (hierarchy features)",
+                                                 "not run", "n/a")]
     assert "| semafor | P / R / F1 (args) | 59.1 / 54.3 / 56.6 | 60.1 / 50.0 / 54.6 | -2.0 |" in readme(
         recipe, Layout(tmp_path), manifest)
     html = page(recipe, Layout(tmp_path), manifest)

@@ -149,7 +149,8 @@ def reference_rows(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, 
     """``(system, what, published numbers, measured ones, headline difference)`` for every system the recipe's
     ``[reference]`` table names: frame identification (``total``/``ambiguous``/``no_lex`` accuracy, the headline
     ``total``) or argument identification given gold frames (``p``/``r``/``f1``, scored ``argsonly``, the
-    headline F1). Numbers in %, ``-`` where the reference gives none; measured on the last scored split."""
+    headline F1). Numbers in %, ``-`` where the reference gives none; measured on the last scored split. An
+    entry's ``note`` (the published setting) follows its numbers."""
     reference = recipe.raw.get("reference") or {}
     split = recipe.score_splits[-1]
     rows = []
@@ -166,7 +167,8 @@ def reference_rows(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, 
             measured = scores.get("frameid")
             ours = [100 * measured[key]["accuracy"] for key, _ in columns] if measured else None
         paper = [f"{published[key]:.1f}" if key in published else "-" for key, _ in columns]
-        rows.append((system, what, " / ".join(paper),
+        note = f" ({published['note']})" if published.get("note") else ""
+        rows.append((system, what, " / ".join(paper) + note,
                      " / ".join(f"{v:.1f}" for v in ours) if ours else "not run",
                      f"{ours[-1 if head == 'f1' else 0] - published[head]:+.1f}" if ours and head in published
                      else "n/a"))
