@@ -3,8 +3,11 @@
 # (argmodel.dat_N) on dev and test given gold frames, as the recipe's decode/import/score steps do, and
 # gathers the scores into experiments/xp_008/progress/checkpoint-curve.json. A checkpoint already scored is
 # not decoded again. Run from the repository root after the recipe's data and lexicon steps:
-#   sh experiments/xp_008/progress/checkpoint-curve.sh [RUN] [OUT]
+#   [CURVE_EVERY=N] sh experiments/xp_008/progress/checkpoint-curve.sh [RUN] [OUT]
+# CURVE_EVERY=N scores only the checkpoints of iterations divisible by N (default 5: every checkpoint); scoring
+# one costs about as much CPU as five training iterations.
 set -eu
+EVERY=${CURVE_EVERY:-5}
 : "${SEMAFOR_HOME:?set SEMAFOR_HOME (and SEMAFOR_JWNL) as for pyfn semafor setup}"
 RUN=${1:-experiments/xp_008/work/semafor}
 OUT=${2:-${PYFN_CACHE:-$HOME/.cache/pyfn}/runs/xp_008/checkpoints}
@@ -12,6 +15,7 @@ W=experiments/xp_008/work
 mkdir -p "$OUT"
 for model in $(cd "$RUN/argid" && ls argmodel.dat_* | sort -t_ -k2 -n); do
   [ -f "$OUT/$model.test.argsonly.json" ] && continue
+  [ $(( ${model#argmodel.dat_} % EVERY )) -eq 0 ] || continue
   # refused when the checkpoint is being written (the training runs on): scored the next time
   if ! pyfn semafor decode --quiet --run "$RUN" --model "$model" --splits dev test --output "$OUT/$model"; then
     echo "checkpoint-curve: $model not scored this time" >&2
