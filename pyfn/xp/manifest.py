@@ -122,6 +122,20 @@ def own_evaluations(layout: Layout, recipe: Recipe) -> dict[str, Any]:
     return out
 
 
+def unfinished_models(layout: Layout, recipe: Recipe) -> list[dict[str, Any]]:
+    """The external parsers' decodes (``*.own-eval.json``) made with a model whose training had not finished
+    (``pyfn open-sesame decode`` records it): what such an experiment reports is not its final result."""
+    out = []
+    for system in recipe.systems:
+        if system.external:
+            for path in sorted(layout.output(system).glob(OWN_EVALUATION)):
+                record = json.loads(path.read_text("utf-8"))
+                if record.get("training") == "unfinished":
+                    out.append({"system": system.name, "file": path.name, "model": record.get("model"),
+                                "model_sha256": record.get("model_sha256")})
+    return out
+
+
 def ranking(recipe: Recipe, layout: Layout) -> dict[str, Any] | None:
     """Scores, rankings and pairwise tests of the systems on the last scored split (a study has its own)."""
     if recipe.study is not None:
@@ -179,6 +193,7 @@ def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
         **({"variants": analyse_variants(recipe, layout.folder)} if recipe.variants else {}),
         "ranking": ranking(recipe, layout),
         "own_evaluations": own_evaluations(layout, recipe),
+        **({"unfinished_models": unfinished} if (unfinished := unfinished_models(layout, recipe)) else {}),
         **{key: value for key, value in (("protocols", protocols(recipe, layout)),
                                          ("breakdowns", breakdowns(recipe, layout))) if value is not None},
     }

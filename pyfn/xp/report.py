@@ -175,6 +175,14 @@ def reference_rows(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, 
     return rows
 
 
+def unfinished_note(manifest: dict[str, Any]) -> str:
+    """Which predictions came from a model whose training had not finished (``unfinished_models``)."""
+    found = "; ".join(f"{m['system']} {m['file'].split('.')[0]} (model {m['model']}, sha256 {str(m['model_sha256'])[:12]})"
+                      for m in manifest["unfinished_models"])
+    return (f"These predictions were decoded with a model whose training had not finished: {found}. Let the "
+            "training finish, then decode, score and report again.")
+
+
 REFERENCE_HEAD = ("system", "numbers", "published", "measured", "measured minus published")
 
 
@@ -234,6 +242,8 @@ def readme(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
         out += ["", "Modes: " + "; ".join(f"`{m}`: {MODE_NAMES[m]}" for m in sorted({r[2] for r in f1})) + "."]
     if not fid and not f1:
         out.append("No scores yet: run the experiment.")
+    if manifest.get("unfinished_models"):
+        out += ["", f"**Not a final result.** {unfinished_note(manifest)}"]
     if ranking_rows(manifest):
         out += ["", f"## Ranking on {recipe.score_splits[-1]}", "", f"Pairwise tests: {pair_tests(manifest)}; Holm's "
                 "correction over the pairs of a task.", "", "| task | ranking | pairs (later minus earlier) |",
@@ -359,6 +369,8 @@ def page(recipe: Recipe, layout: Layout, manifest: dict[str, Any]) -> str:
                   + ".</p>", _f1_chart(manifest)]
     if not fid and not f1:
         parts.append("<p>No scores yet.</p>")
+    if manifest.get("unfinished_models"):
+        parts.append(f'<p id="unfinished"><strong>Not a final result.</strong> {esc(unfinished_note(manifest))}</p>')
     if ranking_rows(manifest):
         parts += [f"<h2>Ranking on {esc(recipe.score_splits[-1])}</h2>",
                   _plain_table(["task", "ranking", "pairs (later minus earlier)"], ranking_rows(manifest), "ranking")]

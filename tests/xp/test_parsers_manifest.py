@@ -235,3 +235,24 @@ def test_frame_identification_training_row_says_accuracy():
     assert training_rows({"trainings": {"work/open-sesame/logs/frameid": frameid}}) == [[
         "work/open-sesame/logs/frameid", "open-sesame", "30 epochs, patience 4, dev every 4,000 examples; seed 1",
         "patience", "1", "frame accuracy 0.8952", "808080808080"]]
+
+
+def test_predictions_of_an_unfinished_training_are_flagged_as_not_final(folder):
+    assert main(["xp", "run", "4"]) == 0
+    assert "unfinished_models" not in json.loads((folder / "manifest.json").read_text())
+    own = {"stage": "argid", "model": "argid-dev4k", "model_sha256": "ab" * 32, "split": "test",
+           "own_evaluation": {"labeled": {"f1": 0.52}}}
+    out = folder / "work" / "ext_out"
+    (out / "dev.argid.own-eval.json").write_text(json.dumps(own | {"split": "dev", "training": "finished"}))
+    (out / "test.argid.own-eval.json").write_text(json.dumps(own | {"training": "unfinished"}))
+    assert main(["xp", "report", "4"]) == 0
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["unfinished_models"] == [{"system": "ext", "file": "test.argid.own-eval.json",
+                                              "model": "argid-dev4k", "model_sha256": "ab" * 32}]
+    note = ("**Not a final result.** These predictions were decoded with a model whose training had not finished: "
+            "ext test (model argid-dev4k, sha256 abababababab). Let the training finish, then decode, score and "
+            "report again.")
+    readme = (folder / "README.md").read_text()
+    assert note in readme and readme.index(note) < readme.index("## The parsers' own evaluation")
+    assert '<p id="unfinished"><strong>Not a final result.</strong> These predictions' in (
+        folder / "report.html").read_text()
