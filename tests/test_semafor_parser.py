@@ -280,9 +280,33 @@ def test_decode_refuses_an_incomplete_checkpoint_and_writes_a_complete_ones_pred
     assert not calls and not out.exists()  # refused before anything ran or was written
     record = semafor.decode(inst, run, "test", out, model="argmodel.dat_5")
     assert record["model"] == "argmodel.dat_5" and [c[0] for c in calls] == ["decode test features", "decode test"]
+    assert record["training"] == "unfinished"  # a checkpoint, not the model a finished training ended with
     assert (out / "test.frame.elements").read_text(encoding="utf-8").startswith("1\t0.0\t1\tFrame")
     assert (out / "test.sentences").read_text(encoding="utf-8") == "test.sentences\n"
     assert not list(out.glob("*.tmp")) and not list(out.glob(".*"))
+
+
+
+def test_decode_records_the_final_model_and_refuses_one_changed_after_training(trained_run, monkeypatch, tmp_path):
+    inst, run, config = trained_run
+    monkeypatch.setattr(semafor, "_java", _fake_java(_trainer(20))[0])
+    trained = semafor.train(inst, run, "argid", config)
+    for name in ("test.frames", "test.all.lemma.tags", "test.sentences"):
+        (run / "data" / name).write_text(f"{name}\n", encoding="utf-8")
+
+    def decoder(step, args, run_folder):
+        if step == "decode test":
+            (run_folder / args[-1]).write_text("1\t0.0\t1\tFrame\tlu.v\t0\tword\t0\n", encoding="utf-8")
+        return []
+    java, calls = _fake_java(decoder)
+    monkeypatch.setattr(semafor, "_java", java)
+    record = semafor.decode(inst, run, "test", tmp_path / "out")
+    assert record["training"] == "finished" and record["model_sha256"] == trained["model_sha256"]
+    (run / "argid" / "argmodel.dat").write_text("0.7\n" * 4, encoding="utf-8")
+    calls.clear()
+    with pytest.raises(PyfnError, match=r"argmodel.dat: sha256 .* the model changed after its training"):
+        semafor.decode(inst, run, "test", tmp_path / "changed")
+    assert not calls and not (tmp_path / "changed").exists()
 
 
 def test_resume_command_runs_in_the_background_at_low_priority(tmp_path):
@@ -318,7 +342,7 @@ def test_end_to_end_on_the_sample(tmp_path, spacy_model):
     progress = semafor.progress(run, "argid")
     assert progress["objective"]["last"] < progress["objective"]["first"]
     out = tmp_path / "out"
-    semafor.decode(installation, run, "test", out)
+    assert semafor.decode(installation, run, "test", out)["training"] == "finished"
     frames = (data / "test.frames").read_text(encoding="utf-8").splitlines()
     assert len((out / "test.frame.elements").read_text(encoding="utf-8").splitlines()) == len(frames)
     xml = tmp_path / "xml"

@@ -930,7 +930,9 @@ def decode(installation: Path, run: Path, split: str, output: Path, *, frames: P
     ``frames`` (a SEMAFOR ``.frames`` file of predicted frames for the same sentences). ``model`` is the
     trained ``argmodel.dat`` (default) or a checkpoint name (``argmodel.dat_N``). Writes
     ``OUTPUT/SPLIT.frame.elements`` and ``OUTPUT/SPLIT.sentences`` (for ``pyfn convert --from semafor``)
-    and ``OUTPUT/SPLIT.semafor.json``."""
+    and ``OUTPUT/SPLIT.semafor.json``: the model's sha256 and whether it is the model its finished training
+    ended with (``training``: a checkpoint is ``unfinished``). A final model that differs from what its
+    training recorded is refused."""
     prepared = _check_run(run)
     run = Path(run).resolve()
     if split not in ("dev", "test"):
@@ -944,6 +946,11 @@ def decode(installation: Path, run: Path, split: str, output: Path, *, frames: P
     if model is not None and (found := _count_lines(weights)) != (size := alphabet_size(run / "argid" / "parser.conf")):
         raise PyfnError(f"{weights}: {found:,} weights where the alphabet has {size:,}: a checkpoint "
                         "being written or cut by a kill (name a complete one)")
+    model_sha = sha256_file(weights)
+    final = trained is not None and f"argid/{name}" == trained["model"]
+    if final and model_sha != trained["model_sha256"]:
+        raise PyfnError(f"{weights}: sha256 {model_sha[:12]}... is not the {trained['model_sha256'][:12]}... its "
+                        f"finished training recorded in {TRAINED}: the model changed after its training")
     given = Path(frames).resolve() if frames else run / "data" / f"{split}.frames"
     tags = run / "data" / f"{split}.all.lemma.tags"
     for path in (given, tags, run / "data" / f"{split}.sentences"):
@@ -970,7 +977,8 @@ def decode(installation: Path, run: Path, split: str, output: Path, *, frames: P
         with atomic_writer(output / target, "wb") as handle, open(source, "rb") as read:
             shutil.copyfileobj(read, handle)
     record = {"split": split, "frames": "gold" if frames is None else str(frames), "frames_sha256": sha256_file(given),
-              "model": name, "model_sha256": sha256_file(weights), "commit": prepared["commit"],
+              "model": name, "model_sha256": model_sha, "training": "finished" if final else "unfinished",
+              "commit": prepared["commit"],
               "seconds": seconds, "predictions_sha256": sha256_file(output / f"{split}.frame.elements")}
     write_text(output / f"{split}.semafor.json", json.dumps(record, indent=1, sort_keys=True) + "\n")
     return record

@@ -122,13 +122,18 @@ def own_evaluations(layout: Layout, recipe: Recipe) -> dict[str, Any]:
     return out
 
 
+DECODE_RECORDS = (OWN_EVALUATION, "*.semafor.json")
+"""Files where ``pyfn open-sesame decode`` and ``pyfn semafor decode`` record the model they decoded with."""
+
+
 def unfinished_models(layout: Layout, recipe: Recipe) -> list[dict[str, Any]]:
-    """The external parsers' decodes (``*.own-eval.json``) made with a model whose training had not finished
-    (``pyfn open-sesame decode`` records it): what such an experiment reports is not its final result."""
+    """The external parsers' decodes (:data:`DECODE_RECORDS`) made with a model whose training had not finished
+    (a model still training, or a checkpoint): what such an experiment reports is not its final result."""
     out = []
     for system in recipe.systems:
         if system.external:
-            for path in sorted(layout.output(system).glob(OWN_EVALUATION)):
+            found = {path for pattern in DECODE_RECORDS for path in layout.output(system).glob(pattern)}
+            for path in sorted(found):
                 record = json.loads(path.read_text("utf-8"))
                 if record.get("training") == "unfinished":
                     out.append({"system": system.name, "file": path.name, "model": record.get("model"),

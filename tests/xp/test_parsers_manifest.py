@@ -245,13 +245,16 @@ def test_predictions_of_an_unfinished_training_are_flagged_as_not_final(folder):
     out = folder / "work" / "ext_out"
     (out / "dev.argid.own-eval.json").write_text(json.dumps(own | {"split": "dev", "training": "finished"}))
     (out / "test.argid.own-eval.json").write_text(json.dumps(own | {"training": "unfinished"}))
+    checkpoint = {"split": "dev", "model": "argmodel.dat_75", "model_sha256": "cd" * 32, "training": "unfinished"}
+    (out / "dev.semafor.json").write_text(json.dumps(checkpoint))  # what `pyfn semafor decode --model` records
     assert main(["xp", "report", "4"]) == 0
     manifest = json.loads((folder / "manifest.json").read_text())
-    assert manifest["unfinished_models"] == [{"system": "ext", "file": "test.argid.own-eval.json",
-                                              "model": "argid-dev4k", "model_sha256": "ab" * 32}]
+    assert manifest["unfinished_models"] == [
+        {"system": "ext", "file": "dev.semafor.json", "model": "argmodel.dat_75", "model_sha256": "cd" * 32},
+        {"system": "ext", "file": "test.argid.own-eval.json", "model": "argid-dev4k", "model_sha256": "ab" * 32}]
     note = ("**Not a final result.** These predictions were decoded with a model whose training had not finished: "
-            "ext test (model argid-dev4k, sha256 abababababab). Let the training finish, then decode, score and "
-            "report again.")
+            "ext dev (model argmodel.dat_75, sha256 cdcdcdcdcdcd); ext test (model argid-dev4k, sha256 abababababab). "
+            "Let the training finish, then decode, score and report again.")
     readme = (folder / "README.md").read_text()
     assert note in readme and readme.index(note) < readme.index("## The parsers' own evaluation")
     assert '<p id="unfinished"><strong>Not a final result.</strong> These predictions' in (
