@@ -33,7 +33,7 @@ from pyfn.xp import manifest as xp_manifest, resume
 from pyfn.xp.recipe import RECIPE, Recipe, expand, load_recipe
 from pyfn.xp.report import page, readme
 from pyfn.xp.resume import Tracked
-from pyfn.xp.steps import Layout, Step, analysis_steps, score_steps, script, steps
+from pyfn.xp.steps import Layout, Step, analysis_steps, score_steps, script, steps, target
 from pyfn.xp.study import split_runs
 from pyfn.xp.variants import extra_steps
 from pyfn.workers import job_count, process_pool
@@ -104,11 +104,24 @@ def status(recipe: Recipe, folder: Path) -> str:
     manifest = read_manifest(folder)
     here = xp_manifest.ran_here(folder)
     if manifest is None:
-        return f"run here; not recorded (pyfn xp report {recipe.number})" if here else "not run"
+        if not here:
+            return "not run"
+        done, total = finished_steps(recipe, folder)
+        if done < total:
+            return (f"partly run here: {done} of {total} recorded steps finished (pyfn xp run {recipe.number} goes on; "
+                    "an external parser's own steps are not counted)")
+        return f"run here; not recorded (pyfn xp report {recipe.number})"
     scored = f"recorded: {len(manifest.get('scores', {}))} systems scored"
     if here:
         return f"run here; {scored} (pyfn verify {folder})"
     return f"not run here; {scored} (bash {script_path(folder)} runs and verifies it)"
+
+
+def finished_steps(recipe: Recipe, folder: Path) -> tuple[int, int]:
+    """``(finished, total)`` of the experiment's steps that record their finishing (pyfn's own: an external
+    parser's shell steps are not recorded), by their records in ``work/.steps`` (not re-hashed)."""
+    recorded = [s for s in [*steps(recipe, Layout(folder)), *extra_steps(recipe, folder)] if target(s) is not None]
+    return sum(resume.record_path(folder, s.name).is_file() for s in recorded), len(recorded)
 
 
 def _expand(argv: Sequence[str]) -> list[str]:

@@ -10,9 +10,9 @@ import pytest
 
 from pyfn.cli import main
 from pyfn.errors import PyfnError, UsageError
-from pyfn.xp import run as xp
+from pyfn.xp import resume, run as xp
 from pyfn.xp.recipe import expand, load_recipe
-from pyfn.xp.steps import Layout, steps
+from pyfn.xp.steps import Layout, steps, target
 from pyfn.xp.verify import check, rerun
 
 RECIPE = '''
@@ -369,6 +369,14 @@ def test_recorded_but_not_run_here(root, capsys):
     folder = _make(root, systems=EXTERNAL)
     assert xp.list_experiments(root)[0][2] == "not run"
     xp.run(folder, main, step="data")
+    done, total = xp.finished_steps(load_recipe(folder), folder)
+    assert done == 1 and total > 1
+    assert xp.list_experiments(root)[0][2] == (
+        f"partly run here: 1 of {total} recorded steps finished (pyfn xp run 003 goes on; an external parser's own "
+        "steps are not counted)")
+    for step in steps(load_recipe(folder), Layout(folder)):  # as if every recorded step had finished
+        if target(step) is not None:
+            resume.record_path(folder, step.name).touch()
     assert xp.list_experiments(root)[0][2] == "run here; not recorded (pyfn xp report 003)"
     xp.report(folder)
     assert xp.list_experiments(root)[0][2] == f"run here; recorded: 0 systems scored (pyfn verify {folder})"
