@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from pyfn import __version__
+from pyfn.errors import PyfnError
 from pyfn.fileio import LOCK_NAME, sha256_file
 from pyfn.manifest import MANIFEST, read_manifest
 from pyfn.scoring.breakdown import digest
-from pyfn.xp.parser_runs import parsers, trainings
+from pyfn.xp.parser_runs import json_object, parsers, trainings
 from pyfn.xp.recipe import RECIPE, Recipe, expand
 from pyfn.xp.steps import STEPS, Layout, steps
 from pyfn.xp.study import SplitRun, analyse, split_result
@@ -118,7 +119,10 @@ def own_evaluations(layout: Layout, recipe: Recipe) -> dict[str, Any]:
     for system in recipe.systems:
         if system.external:
             for path in sorted(layout.output(system).glob(OWN_EVALUATION)):
-                out.setdefault(system.name, {})[path.name] = json.loads(path.read_text("utf-8"))["own_evaluation"]
+                record = json_object(path)
+                if "own_evaluation" not in record:
+                    raise PyfnError(f"{path}: not the record `pyfn open-sesame decode` writes (no own_evaluation)")
+                out.setdefault(system.name, {})[path.name] = record["own_evaluation"]
     return out
 
 
@@ -134,7 +138,7 @@ def unfinished_models(layout: Layout, recipe: Recipe) -> list[dict[str, Any]]:
         if system.external:
             found = {path for pattern in DECODE_RECORDS for path in layout.output(system).glob(pattern)}
             for path in sorted(found):
-                record = json.loads(path.read_text("utf-8"))
+                record = json_object(path)
                 if record.get("training") == "unfinished":
                     out.append({"system": system.name, "file": path.name, "model": record.get("model"),
                                 "model_sha256": record.get("model_sha256")})

@@ -104,7 +104,7 @@ def trainings(layout: Layout) -> dict[str, dict[str, Any]]:
     for name, folder in run_folders(layout).items():
         parser = (_prepared(folder) or {})["parser"]
         for path in sorted(folder.rglob(TRAINED)):
-            record = _json_object(path)
+            record = json_object(path)
             entry = {"parser": parser, **{k: v for k, v in record.items() if k not in TRAINING_LEFT_OUT}}
             if (path.parent / STATE).is_file():
                 entry["dev_curve"] = _dev_curve(path.parent / STATE)
@@ -120,12 +120,12 @@ def _dev_curve(path: Path) -> list[dict[str, Any]]:
     """Open-SESAME's dev evaluations as pyfn's patch saved them: epoch (from 0), example, labeled P/R/F1."""
     try:
         return [{"epoch": e["epoch"], "example": e["example"], "precision": round(e["lp"], 5),
-                 "recall": round(e["lr"], 5), "f1": round(e["lf"], 5)} for e in _json_object(path)["evaluations"]]
+                 "recall": round(e["lr"], 5), "f1": round(e["lf"], 5)} for e in json_object(path)["evaluations"]]
     except (KeyError, TypeError) as exc:
         raise PyfnError(f"{path}: not the training state pyfn's patch writes (no {exc})") from None
 
 
-def _json_object(path: Path) -> dict[str, Any]:
+def json_object(path: Path) -> dict[str, Any]:
     """A JSON object read from ``path``; an error naming the file otherwise."""
     try:
         value = json.loads(path.read_text(encoding="utf-8"))

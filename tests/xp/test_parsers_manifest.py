@@ -259,3 +259,18 @@ def test_predictions_of_an_unfinished_training_are_flagged_as_not_final(folder):
     assert note in readme and readme.index(note) < readme.index("## The parsers' own evaluation")
     assert '<p id="unfinished"><strong>Not a final result.</strong> These predictions' in (
         folder / "report.html").read_text()
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("test.argid.own-eval.json", "{", r"ext_out/test.argid.own-eval.json: not JSON"),
+    ("test.argid.own-eval.json", '{"model": "argid"}', r"test.argid.own-eval.json: not the record .* own_evaluation"),
+    ("test.semafor.json", "[1]", r"ext_out/test.semafor.json: not a JSON object"),
+])
+def test_malformed_decode_records_name_the_file(folder, name, text, message):
+    from pyfn.xp.recipe import load_recipe
+
+    (folder / "work" / "ext_out" / name).write_text(text)
+    recipe, layout = load_recipe(folder), Layout(Path("experiments/xp_004"))
+    with pytest.raises(PyfnError, match=message):
+        record.own_evaluations(layout, recipe)
+        record.unfinished_models(layout, recipe)
