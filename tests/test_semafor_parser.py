@@ -259,12 +259,8 @@ def test_prepare_refuses_other_training_inputs_once_training_began(tmp_path):
         semafor._check_unchanged(run, inputs, {**maps, semafor.FE_MAP: "c"})
 
 
-def test_decode_refuses_an_incomplete_checkpoint_and_writes_a_complete_ones_predictions(trained_run, monkeypatch,
-                                                                                        tmp_path):
-    inst, run, _ = trained_run
-    size = semafor.alphabet_size(run / "argid" / "parser.conf")
-    (run / "argid" / "argmodel.dat_5").write_text("0.5\n" * size, encoding="utf-8")
-    (run / "argid" / "argmodel.dat_10").write_text("0.5\n" * (size - 1), encoding="utf-8")  # cut while written
+def _fake_decoder(run: Path, monkeypatch) -> list:
+    """Test's inputs in ``run`` and a fake SEMAFOR decoder writing one line of predictions; its calls."""
     for name in ("test.frames", "test.all.lemma.tags", "test.sentences"):
         (run / "data" / name).write_text(f"{name}\n", encoding="utf-8")
 
@@ -274,6 +270,16 @@ def test_decode_refuses_an_incomplete_checkpoint_and_writes_a_complete_ones_pred
         return []
     java, calls = _fake_java(decoder)
     monkeypatch.setattr(semafor, "_java", java)
+    return calls
+
+
+def test_decode_refuses_an_incomplete_checkpoint_and_writes_a_complete_ones_predictions(trained_run, monkeypatch,
+                                                                                        tmp_path):
+    inst, run, _ = trained_run
+    size = semafor.alphabet_size(run / "argid" / "parser.conf")
+    (run / "argid" / "argmodel.dat_5").write_text("0.5\n" * size, encoding="utf-8")
+    (run / "argid" / "argmodel.dat_10").write_text("0.5\n" * (size - 1), encoding="utf-8")  # cut while written
+    calls = _fake_decoder(run, monkeypatch)
     out = tmp_path / "out"
     with pytest.raises(PyfnError, match=rf"argmodel.dat_10: {size - 1} weights where the alphabet has {size}"):
         semafor.decode(inst, run, "test", out, model="argmodel.dat_10")
@@ -286,20 +292,11 @@ def test_decode_refuses_an_incomplete_checkpoint_and_writes_a_complete_ones_pred
     assert not list(out.glob("*.tmp")) and not list(out.glob(".*"))
 
 
-
 def test_decode_records_the_final_model_and_refuses_one_changed_after_training(trained_run, monkeypatch, tmp_path):
     inst, run, config = trained_run
     monkeypatch.setattr(semafor, "_java", _fake_java(_trainer(20))[0])
     trained = semafor.train(inst, run, "argid", config)
-    for name in ("test.frames", "test.all.lemma.tags", "test.sentences"):
-        (run / "data" / name).write_text(f"{name}\n", encoding="utf-8")
-
-    def decoder(step, args, run_folder):
-        if step == "decode test":
-            (run_folder / args[-1]).write_text("1\t0.0\t1\tFrame\tlu.v\t0\tword\t0\n", encoding="utf-8")
-        return []
-    java, calls = _fake_java(decoder)
-    monkeypatch.setattr(semafor, "_java", java)
+    calls = _fake_decoder(run, monkeypatch)
     record = semafor.decode(inst, run, "test", tmp_path / "out")
     assert record["training"] == "finished" and record["model_sha256"] == trained["model_sha256"]
     (run / "argid" / "argmodel.dat").write_text("0.7\n" * 4, encoding="utf-8")
