@@ -99,13 +99,17 @@ def trainings(layout: Layout) -> dict[str, dict[str, Any]]:
     """Every finished training in the external parsers' run folders, by the path of its model folder relative
     to the experiment folder: the parser's name and its :data:`TRAINED` record without
     :data:`TRAINING_LEFT_OUT`, with Open-SESAME's dev evaluations (``dev_curve``: its own labeled P/R/F1 at
-    each, from pyfn's saved loop) and SEMAFOR's objective (first and last value, evaluations counted)."""
+    each, from pyfn's saved loop), SEMAFOR's objective (first and last value, evaluations counted) and
+    ``copied`` for a model trained in another run folder (``prepare.json``'s ``models_from``)."""
     out: dict[str, dict[str, Any]] = {}
     for name, folder in run_folders(layout).items():
-        parser = (_prepared(folder) or {})["parser"]
+        prepared = _prepared(folder) or {}
+        parser, copied = prepared["parser"], set((prepared.get("models_from") or {}).get("models") or ())
         for path in sorted(folder.rglob(TRAINED)):
             record = json_object(path)
             entry = {"parser": parser, **{k: v for k, v in record.items() if k not in TRAINING_LEFT_OUT}}
+            if path.parent.name in copied:  # `pyfn open-sesame prepare --models-from`: trained in another run
+                entry["copied"] = True
             if (path.parent / STATE).is_file():
                 entry["dev_curve"] = _dev_curve(path.parent / STATE)
             if parser == semafor.NAME and record.get("stage") in ("frameid", "argid"):

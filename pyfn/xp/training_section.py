@@ -72,7 +72,8 @@ def training_rows(manifest: dict[str, Any]) -> list[list[str]]:
         describe = DESCRIBE.get(record["parser"])
         rule, ended, dev = describe(record) if describe else ("see manifest.json", "n/a", "n/a")
         digest = record.get("model_sha256")
-        rows.append([path, record["parser"], rule, ended, str(record.get("attempts", "n/a")), dev,
+        where = f"{path} (copied by --models-from: trained in another run)" if record.get("copied") else path
+        rows.append([where, record["parser"], rule, ended, str(record.get("attempts", "n/a")), dev,
                      digest[:12] if digest else "n/a"])
     return rows
 

@@ -164,6 +164,27 @@ def _trained(folder: Path) -> None:
     (site / "pyfn-train.json").write_text(json.dumps(SITE_TRAINED))
 
 
+def _copied(folder: Path) -> None:
+    """The variants' run folder holds a copy of the main run's argid-dev4k (`prepare --models-from`)."""
+    variant = folder / "work" / "variants" / "nltk" / "open-sesame"
+    (variant / "logs" / "argid-dev4k").mkdir(parents=True)
+    (variant / "logs" / "argid-dev4k" / "pyfn-train.json").write_text(json.dumps(SESAME_TRAINED))
+    prepared = dict(PREPARED, models_from={"run": "../../../open-sesame", "models": {"argid-dev4k": "ab" * 32}})
+    (variant / "prepare.json").write_text(json.dumps(prepared))
+
+
+def test_a_copied_model_is_recorded_as_copied(folder):
+    _trained(folder)
+    _copied(folder)
+    assert main(["xp", "run", "4"]) == 0
+    trainings = json.loads((folder / "manifest.json").read_text())["trainings"]
+    assert "copied" not in trainings["work/open-sesame/logs/argid-dev4k"]
+    assert trainings["work/variants/nltk/open-sesame/logs/argid-dev4k"]["copied"] is True
+    readme = (folder / "README.md").read_text()
+    assert "| work/variants/nltk/open-sesame/logs/argid-dev4k (copied by --models-from: trained in another run) |" \
+        " open-sesame |" in readme
+
+
 def test_manifest_records_finished_trainings_and_the_report_shows_them(folder):
     _trained(folder)
     assert main(["xp", "run", "4"]) == 0
