@@ -112,37 +112,38 @@ def read_scores(layout: Layout, recipe: Recipe) -> dict[str, Any]:
 OWN_EVALUATION = "*.own-eval.json"
 """Files where pyfn keeps an external parser's own evaluation of its predictions (``pyfn open-sesame decode``)."""
 
-
-def own_evaluations(layout: Layout, recipe: Recipe) -> dict[str, Any]:
-    """What each external parser printed about its own predictions, by system and file."""
-    out: dict[str, Any] = {}
-    for system in recipe.systems:
-        if system.external:
-            for path in sorted(layout.output(system).glob(OWN_EVALUATION)):
-                record = json_object(path)
-                if "own_evaluation" not in record:
-                    raise PyfnError(f"{path}: not the record `pyfn open-sesame decode` writes (no own_evaluation)")
-                out.setdefault(system.name, {})[path.name] = record["own_evaluation"]
-    return out
-
-
 DECODE_RECORDS = (OWN_EVALUATION, "*.semafor.json")
 """Files where ``pyfn open-sesame decode`` and ``pyfn semafor decode`` record the model they decoded with."""
 
 
-def unfinished_models(layout: Layout, recipe: Recipe) -> list[dict[str, Any]]:
-    """The external parsers' decodes (:data:`DECODE_RECORDS`) made with a model whose training had not finished
-    (a model still training, or a checkpoint): what such an experiment reports is not its final result."""
+def decode_records(layout: Layout, recipe: Recipe) -> list[tuple[str, Path, dict[str, Any]]]:
+    """Each external parser's decode records (:data:`DECODE_RECORDS`) as (system, file, record), in file order;
+    a file that is not a JSON object is refused, naming it."""
     out = []
     for system in recipe.systems:
         if system.external:
             found = {path for pattern in DECODE_RECORDS for path in layout.output(system).glob(pattern)}
-            for path in sorted(found):
-                record = json_object(path)
-                if record.get("training") == "unfinished":
-                    out.append({"system": system.name, "file": path.name, "model": record.get("model"),
-                                "model_sha256": record.get("model_sha256")})
+            out.extend((system.name, path, json_object(path)) for path in sorted(found))
     return out
+
+
+def own_evaluations(records: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any]:
+    """What each external parser printed about its own predictions, by system and file."""
+    out: dict[str, Any] = {}
+    for system, path, record in records:
+        if path.match(OWN_EVALUATION):
+            if "own_evaluation" not in record:
+                raise PyfnError(f"{path}: not the record `pyfn open-sesame decode` writes (no own_evaluation)")
+            out.setdefault(system, {})[path.name] = record["own_evaluation"]
+    return out
+
+
+def unfinished_models(records: list[tuple[str, Path, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The decodes made with a model whose training had not finished (a model still training, or a checkpoint):
+    what such an experiment reports is not its final result."""
+    return [{"system": system, "file": path.name, "model": record.get("model"),
+             "model_sha256": record.get("model_sha256")}
+            for system, path, record in records if record.get("training") == "unfinished"]
 
 
 def ranking(recipe: Recipe, layout: Layout) -> dict[str, Any] | None:
@@ -182,6 +183,7 @@ def breakdowns(recipe: Recipe, layout: Layout) -> dict[str, Any] | None:
 def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
     """The manifest of the experiment as it stands in ``layout``."""
     data = read_manifest(layout.data) or {}
+    records = decode_records(layout, recipe)
     return {
         "experiment": {"number": recipe.number, "title": recipe.title},
         "recipe": recipe.raw,
@@ -201,8 +203,8 @@ def build(recipe: Recipe, layout: Layout) -> dict[str, Any]:
         "study": analyse(recipe, layout.folder),
         **({"variants": analyse_variants(recipe, layout.folder)} if recipe.variants else {}),
         "ranking": ranking(recipe, layout),
-        "own_evaluations": own_evaluations(layout, recipe),
-        **({"unfinished_models": unfinished} if (unfinished := unfinished_models(layout, recipe)) else {}),
+        "own_evaluations": own_evaluations(records),
+        **({"unfinished_models": unfinished} if (unfinished := unfinished_models(records)) else {}),
         **{key: value for key, value in (("protocols", protocols(recipe, layout)),
                                          ("breakdowns", breakdowns(recipe, layout))) if value is not None},
     }

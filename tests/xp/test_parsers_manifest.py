@@ -293,5 +293,4 @@ def test_malformed_decode_records_name_the_file(folder, name, text, message):
     (folder / "work" / "ext_out" / name).write_text(text)
     recipe, layout = load_recipe(folder), Layout(Path("experiments/xp_004"))
     with pytest.raises(PyfnError, match=message):
-        record.own_evaluations(layout, recipe)
-        record.unfinished_models(layout, recipe)
+        record.own_evaluations(record.decode_records(layout, recipe))
