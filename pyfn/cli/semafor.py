@@ -89,13 +89,16 @@ def _status(args: argparse.Namespace) -> int:
     if args.output:
         write_text(Path(args.output), text)
     objective = record["objective"]
-    print(f"{args.stage}: {record['status']}; {record['iterations_done']} iterations, objective "
-          f"{objective['first']} -> {objective['last']}; {record['restarts']} restart(s); "
+    print(f"{args.stage}: {record['status']}; {record['iterations_done']} iterations, "
+          + (f"objective {objective['first']:,.0f} -> {objective['last']:,.0f}; " if objective["last"] is not None
+             else "no objective value yet; ")
+          + f"{record['restarts']} restart(s); "
           f"{record['seconds_per_iteration']['median']} s per iteration"
           + (f"; last checkpoint {record['checkpoints'][-1]['name']}" if record["checkpoints"] else "")
           + (f"; at most {left['iterations_at_most']} iterations left, about "
              f"{left['seconds_at_recent_speed'] / 3600:.1f} h at the last 10 iterations' speed"
-             if (left := record["remaining"]) and left["seconds_at_recent_speed"] is not None else ""))
+             if (left := record["remaining"]) and left["seconds_at_recent_speed"] is not None else "")
+          + (f"; wrote {args.output}" if args.output else ""))
     if not args.output:
         sys.stdout.write(text)
     return 0
