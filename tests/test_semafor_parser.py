@@ -236,14 +236,14 @@ def test_status_command_writes_the_record(trained_run, tmp_path, monkeypatch, ca
     inst, run, config = trained_run
     output = tmp_path / "progress.json"
     assert main(["semafor", "status", "--run", str(run), "--output", str(output)]) == 0
-    assert "0 iterations, no objective value yet; 0 restart(s)" in capsys.readouterr().out
+    assert capsys.readouterr().out == f"argid: not started; 0 iterations; no objective value yet; 0 restart(s); wrote {output}\n"
     monkeypatch.setattr(semafor, "_java", _fake_java(_trainer(20))[0])
     semafor.train(inst, run, "argid", config)
     assert main(["semafor", "status", "--run", str(run), "--output", str(output)]) == 0
     record = json.loads(output.read_text(encoding="utf-8"))
     assert record["iterations_done"] == 20 and "nice -n 19 pyfn semafor train" in record["resume_command"]
     out = capsys.readouterr().out
-    assert "20 iterations, objective 1,000 -> 50; 0 restart(s);" in out and out.rstrip().endswith(f"wrote {output}")
+    assert "20 iterations; objective 1,000 -> 50; 0 restart(s);" in out and out.rstrip().endswith(f"wrote {output}")
 
 
 def test_prepare_refuses_other_training_inputs_once_training_began(tmp_path):

@@ -88,17 +88,20 @@ def _status(args: argparse.Namespace) -> int:
     text = json.dumps(record, indent=1, sort_keys=True) + "\n"
     if args.output:
         write_text(Path(args.output), text)
-    objective = record["objective"]
-    print(f"{args.stage}: {record['status']}; {record['iterations_done']} iterations, "
-          + (f"objective {objective['first']:,.0f} -> {objective['last']:,.0f}; " if objective["last"] is not None
-             else "no objective value yet; ")
-          + f"{record['restarts']} restart(s); "
-          f"{record['seconds_per_iteration']['median']} s per iteration"
-          + (f"; last checkpoint {record['checkpoints'][-1]['name']}" if record["checkpoints"] else "")
-          + (f"; at most {left['iterations_at_most']} iterations left, about "
-             f"{left['seconds_at_recent_speed'] / 3600:.1f} h at the last 10 iterations' speed"
-             if (left := record["remaining"]) and left["seconds_at_recent_speed"] is not None else "")
-          + (f"; wrote {args.output}" if args.output else ""))
+    objective, speed, left = record["objective"], record["seconds_per_iteration"]["median"], record["remaining"]
+    parts = [f"{args.stage}: {record['status']}; {record['iterations_done']} iterations",
+             f"objective {objective['first']:,.0f} -> {objective['last']:,.0f}" if objective["last"] is not None
+             else "no objective value yet", f"{record['restarts']} restart(s)"]
+    if speed is not None:
+        parts.append(f"{speed} s per iteration")
+    if record["checkpoints"]:
+        parts.append(f"last checkpoint {record['checkpoints'][-1]['name']}")
+    if left and left["seconds_at_recent_speed"] is not None:
+        parts.append(f"at most {left['iterations_at_most']} iterations left, about "
+                     f"{left['seconds_at_recent_speed'] / 3600:.1f} h at the last 10 iterations' speed")
+    if args.output:
+        parts.append(f"wrote {args.output}")
+    print("; ".join(parts))
     if not args.output:
         sys.stdout.write(text)
     return 0
