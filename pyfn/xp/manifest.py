@@ -115,8 +115,11 @@ OWN_EVALUATION = "*.own-eval.json"
 DECODE_RECORDS = (OWN_EVALUATION, "*.semafor.json")
 """Files where ``pyfn open-sesame decode`` and ``pyfn semafor decode`` record the model they decoded with."""
 
+DecodeRecord = tuple[str, Path, dict[str, Any]]
+"""One decode record: the system, its file and what the file says."""
 
-def decode_records(layout: Layout, recipe: Recipe) -> list[tuple[str, Path, dict[str, Any]]]:
+
+def decode_records(layout: Layout, recipe: Recipe) -> list[DecodeRecord]:
     """Each external parser's decode records (:data:`DECODE_RECORDS`) as (system, file, record), in file order;
     a file that is not a JSON object is refused, naming it."""
     out = []
@@ -127,7 +130,7 @@ def decode_records(layout: Layout, recipe: Recipe) -> list[tuple[str, Path, dict
     return out
 
 
-def own_evaluations(records: list[tuple[str, Path, dict[str, Any]]]) -> dict[str, Any]:
+def own_evaluations(records: list[DecodeRecord]) -> dict[str, Any]:
     """What each external parser printed about its own predictions, by system and file."""
     out: dict[str, Any] = {}
     for system, path, record in records:
@@ -138,7 +141,7 @@ def own_evaluations(records: list[tuple[str, Path, dict[str, Any]]]) -> dict[str
     return out
 
 
-def unfinished_models(records: list[tuple[str, Path, dict[str, Any]]]) -> list[dict[str, Any]]:
+def unfinished_models(records: list[DecodeRecord]) -> list[dict[str, Any]]:
     """The decodes made with a model whose training had not finished (a model still training, or a checkpoint):
     what such an experiment reports is not its final result."""
     return [{"system": system, "file": path.name, "model": record.get("model"),
