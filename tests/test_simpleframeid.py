@@ -225,16 +225,19 @@ def test_recipe_reference_and_allow_incomplete(tmp_path):
         '[experiment]\nnumber = "990"\ntitle = "t"\n[framenet]\nversion = "1.5"\nsource = "sample"\n'
         '[data]\nallow_incomplete = true\n[scoring]\nsplits = ["dev", "test"]\n'
         '[reference]\nsource = "paper"\nnn-depbow = { total = 82.9, ambiguous = 72.7, no_lex = 78.3 }\n'
-        'wsb-depbow = { total = 81.4, ambiguous = 69.1, no_lex = 74.3 }\n')
+        'wsb-depbow = { total = 81.4, ambiguous = 69.1, no_lex = 74.3 }\nnn-sentbow = { total = 86.4 }\n')
     recipe = load_recipe(tmp_path)
     data, lexicon = steps(recipe, Layout(tmp_path))[:2]
     assert recipe.allow_incomplete and "--allow-incomplete" in data.argv and "--allow-incomplete" in lexicon.argv
     acc = {"total": {"accuracy": 0.8312}, "ambiguous": {"accuracy": 0.7}, "no_lex": {"accuracy": 0.75}}
-    manifest = {"scores": {"nn-depbow": {"test": {"frameid": acc}, "dev": {"frameid": {}}}}}
+    close = {key: {"accuracy": 0.8638} for key in acc}  # 86.38 - 86.4 rounds to zero: "0.0", never "-0.0"
+    manifest = {"scores": {"nn-depbow": {"test": {"frameid": acc}, "dev": {"frameid": {}}},
+                           "nn-sentbow": {"test": {"frameid": close}}}}
     fid = "total / ambiguous / no-lex accuracy"
     assert reference_rows(recipe, manifest) == [
         ("nn-depbow", fid, "82.9 / 72.7 / 78.3", "83.1 / 70.0 / 75.0", "+0.2"),
-        ("wsb-depbow", fid, "81.4 / 69.1 / 74.3", "not run", "n/a")]
+        ("wsb-depbow", fid, "81.4 / 69.1 / 74.3", "not run", "n/a"),
+        ("nn-sentbow", fid, "86.4 / - / -", "86.4 / 86.4 / 86.4", "0.0")]
 
 
 def test_recipe_reference_of_argument_identification(tmp_path):

@@ -170,9 +170,15 @@ def reference_rows(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, 
         note = f" ({published['note']})" if published.get("note") else ""
         rows.append((system, what, " / ".join(paper) + note,
                      " / ".join(f"{v:.1f}" for v in ours) if ours else "not run",
-                     f"{ours[-1 if head == 'f1' else 0] - published[head]:+.1f}" if ours and head in published
+                     _difference(ours[-1 if head == 'f1' else 0] - published[head]) if ours and head in published
                      else "n/a"))
     return rows
+
+
+def _difference(points: float) -> str:
+    """A difference in points, signed, to one decimal; ``0.0`` when it rounds to zero (never ``-0.0``)."""
+    text = f"{points:+.1f}"
+    return "0.0" if float(text) == 0 else text
 
 
 def unfinished_note(manifest: dict[str, Any]) -> str:
