@@ -68,6 +68,7 @@ class System:
     decode: tuple[str, ...] = ()
     predictions: str = "semeval"
     output: str = ""
+    targets: str = "gold"
 
     @property
     def external(self) -> bool:
@@ -144,8 +145,17 @@ def _get(table: dict, key: str, kind: type, where: str, default: Any = ...) -> A
     return value
 
 
+SYSTEM_KEYS = ("name", "baseline", "task", "targets", "home", "install", "train", "decode", "predictions", "output")
+"""The keys of a ``[[system]]`` table."""
+TARGETS = ("gold", "predicted")
+"""Where a system's targets come from: given (gold) or found by the system (``task = "full"`` only)."""
+
+
 def _system(table: dict, where: str, folder: Path) -> System:
     name = _get(table, "name", str, where)
+    unknown = sorted(set(table) - set(SYSTEM_KEYS))
+    if unknown:
+        raise PyfnError(f"{where}: unknown key {unknown[0]!r} (a system may set: {', '.join(SYSTEM_KEYS)})")
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
         raise PyfnError(f"{where}: system name {name!r} must be lower-case letters, digits, - or _")
     baseline = _get(table, "baseline", str, where, None)
@@ -164,10 +174,14 @@ def _system(table: dict, where: str, folder: Path) -> System:
     task = _get(table, "task", str, where, "full")
     if task not in TASK_MODES:
         raise PyfnError(f"{where}: task must be one of {', '.join(TASK_MODES)}, got {task!r}")
+    targets = _choice(_get(table, "targets", str, where, "predicted" if task == "full" else "gold"), TARGETS,
+                      "targets", where)
+    if task != "full" and targets != "gold":
+        raise PyfnError(f"{where}: targets = {targets!r} needs task = \"full\" ({task} is given gold targets)")
     return System(
         name, task, None, home, _get(table, "install", str, where, ""),
         tuple(_get(table, "train", list, where, [])), tuple(_get(table, "decode", list, where, [])),
-        predictions, output,
+        predictions, output, targets,
     )
 
 

@@ -28,9 +28,10 @@ def settings(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, str]]:
     data = manifest.get("data", {})
     pre = data.get("preprocessing") or {}
     fingerprint = manifest["inputs"]["framenet"].get("fingerprint") or "not run yet"
-    tasks = sorted({s.task for s in recipe.systems})
-    frames = {"frameid": "predicted frames, gold targets", "args": "gold frames and targets",
-              "full": "predicted targets and frames"}
+    frames = {("frameid", "gold"): "predicted frames, gold targets", ("args", "gold"): "gold frames and targets",
+              ("full", "gold"): "predicted frames and arguments, gold targets",
+              ("full", "predicted"): "predicted targets and frames"}
+    given = sorted({(s.task, s.targets) for s in recipe.systems})
     preprocessing = "none"
     if recipe.preprocess:
         preprocessing = recipe.preprocess
@@ -40,7 +41,7 @@ def settings(recipe: Recipe, manifest: dict[str, Any]) -> list[tuple[str, str]]:
         ("FrameNet", f"{recipe.framenet_version} (release fingerprint {fingerprint[:16]}...)"),
         ("split", _split(recipe)),
         ("training data", "fulltext + exemplars" if recipe.exemplars else "fulltext only"),
-        ("frames", "; ".join(frames[t] for t in tasks) or "-"),
+        ("frames", "; ".join(frames[g] for g in given) or "-"),
         ("train filters", ", ".join(recipe.filters) or "none"),
         ("excluded frames", ", ".join(str(i) for i in recipe.exclude_frames) or "none"),
         ("preprocessing", preprocessing),

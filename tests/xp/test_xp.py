@@ -98,6 +98,32 @@ def test_external_output_must_stay_in_the_experiment(root):
         load_recipe(folder)
 
 
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (('task = "full"', 'task = "full"\ntarget = "gold"'), r"unknown key 'target' \(a system may set: name, "),
+        (('task = "full"', 'task = "full"\ntargets = "some"'), "targets must be one of gold, predicted, got 'some'"),
+        (('task = "full"', 'task = "args"\ntargets = "predicted"'), r"targets = 'predicted' needs task = \"full\""),
+    ],
+)
+def test_bad_system_tables_name_the_key(root, edit, message):
+    folder = _make(root, systems=EXTERNAL.replace(*edit, 1))
+    with pytest.raises(PyfnError, match=message):
+        load_recipe(folder)
+
+
+def test_the_settings_say_where_a_full_systems_targets_come_from(root):
+    """A full pipeline finds its own targets unless its table says `targets = "gold"`."""
+    from pyfn.xp.report import settings
+
+    manifest = {"inputs": {"framenet": {}}}
+    found = dict(settings(load_recipe(_make(root, "003", systems=EXTERNAL)), manifest))
+    assert found["frames"] == "predicted targets and frames"
+    gold = EXTERNAL.replace('task = "full"', 'task = "full"\ntargets = "gold"') + STUDY
+    assert dict(settings(load_recipe(_make(root, "004", systems=gold)), manifest))["frames"] == (
+        "predicted frames, gold targets; predicted frames and arguments, gold targets")
+
+
 def test_new_list_and_script(root):
     folder = xp.new("12", "fn15-baselines", root)
     assert folder == root / "xp_012" and (folder / ".gitignore").read_text() == "work/\n"
