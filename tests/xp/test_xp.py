@@ -142,6 +142,18 @@ def test_new_list_and_script(root):
         xp.new("13", "nope", root)
 
 
+def test_every_template_makes_a_recipe_that_loads(root):
+    """`pyfn xp new` from each shipped template gives a recipe that loads; the Open-SESAME template's full
+    pipeline decodes on gold targets and says so."""
+    from pyfn.xp.report import settings
+
+    for number, name in enumerate(sorted(xp.templates()), start=20):
+        recipe = load_recipe(xp.new(str(number), name, root))
+        frames = dict(settings(recipe, {"inputs": {"framenet": {}}}))["frames"]
+        if name == "fn15-open-sesame":
+            assert frames.endswith("predicted frames and arguments, gold targets"), frames
+
+
 def test_external_parser_stops_with_instructions_then_predictions_are_scored(root, tmp_path):
     folder = _make(root, systems=EXTERNAL)
     with pytest.raises(PyfnError, match=r"step train:ext: PYFN_TEST_PARSER_HOME is not set; install ext \(nothing "
