@@ -162,6 +162,8 @@ def _system(table: dict, where: str, folder: Path) -> System:
     if baseline is not None:
         if baseline not in BASELINES:
             raise PyfnError(f"{where}: unknown baseline {baseline!r} (known: {', '.join(BASELINES)})")
+        if extra := sorted(set(table) - {"name", "baseline"}):
+            raise PyfnError(f"{where}: key {extra[0]!r} is not for a baseline (a baseline takes name and baseline)")
         return System(name, BASELINES[baseline], baseline)
     home = _get(table, "home", str, where)
     output = _get(table, "output", str, where)

@@ -104,6 +104,8 @@ def test_external_output_must_stay_in_the_experiment(root):
         (('task = "full"', 'task = "full"\ntarget = "gold"'), r"unknown key 'target' \(a system may set: name, "),
         (('task = "full"', 'task = "full"\ntargets = "some"'), "targets must be one of gold, predicted, got 'some'"),
         (('task = "full"', 'task = "args"\ntargets = "predicted"'), r"targets = 'predicted' needs task = \"full\""),
+        (('home = "PYFN_TEST_PARSER_HOME"', 'baseline = "frameid-mff"'),
+         r"key 'decode' is not for a baseline \(a baseline takes name and baseline\)"),
     ],
 )
 def test_bad_system_tables_name_the_key(root, edit, message):
