@@ -78,3 +78,17 @@ def test_compare_prints_intervals_and_corrected_pvalues():
     assert out.count("95% bootstrap") == 3 and out.count("Holm") == 3 and "samples 200, seed 3" in out
     again = run("compare", "--gold", GOLD, *preds, *LEX, "--samples", "200", "--seed", "3").stdout
     assert again == out
+
+
+def test_framenet_sample_is_the_bundled_sample(tmp_path):
+    """`--framenet sample` names the bundled sample, as `--source sample` does for `convert`."""
+    from pyfn.resources import resource_path
+
+    data = tmp_path / "data"
+    proc = run("convert", "--source", "sample", "--to", "semeval", "--splits", "test", "--target", str(data), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    gold = str(data / "test.gold.xml")
+    outs = [run("score", "--gold", gold, "--pred", gold, "--mode", "argsonly", "--framenet", framenet, "--json")
+            for framenet in ("sample", str(resource_path("sample")))]
+    assert [p.returncode for p in outs] == [0, 0], outs[0].stderr
+    assert outs[0].stdout == outs[1].stdout and "|rel:fn1.5-sample|" in outs[0].stdout

@@ -12,6 +12,7 @@ import pytest
 
 from pyfn.cli import main
 from pyfn.errors import PyfnError
+from pyfn.resources import resource_path
 from pyfn.parsers import semafor
 from pyfn.cli import semafor as semafor_command
 
@@ -89,6 +90,43 @@ def test_setup_refuses_without_a_checkout_and_says_how(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "git clone https://github.com/Noahs-ARK/semafor" in err and "4dfe952" in err
     assert "apt-get install" in err and "wordnet-base" in err
+
+
+APT_OUTPUT = """Preparing to unpack .../8-wordnet-gui_1%3a3.0-37_amd64.deb ...
+Unpacking wordnet-gui (1:3.0-37) ...
+Setting up libjcommander-java (1.71-4) ...
+Setting up wordnet-base (1:3.0-37) ...
+Setting up libc6:amd64 (2.36-9+deb12u9) ...
+Setting up junit4 (4.13.2-3) ...
+Processing triggers for man-db (2.11.2-2) ...
+"""  # lines as apt-get install printed them here (2026-11-28), plus an architecture-qualified name
+
+
+def test_setup_says_what_apt_installed(monkeypatch):
+    assert semafor.set_up_packages(APT_OUTPUT) == [
+        "libjcommander-java 1.71-4", "wordnet-base 1:3.0-37", "libc6 2.36-9+deb12u9", "junit4 4.13.2-3"]
+    installed: set[str] = set()
+    calls: list[list[str]] = []
+
+    def run(argv, what, **_):
+        calls.append(list(argv))
+        if argv[1] == "install":
+            installed.update(argv[4:])
+            return APT_OUTPUT
+        return ""
+
+    monkeypatch.setattr(semafor, "_run", run)
+    monkeypatch.setattr(semafor.shutil, "which", lambda tool: f"/usr/bin/{tool}")
+    monkeypatch.setattr(semafor, "_package_versions",
+                        lambda packages: {p: ("1" if p in installed or p != "junit4" else None) for p in packages})
+    messages: list[str] = []
+    with pytest.raises(PyfnError, match="run `apt-get install junit4`"):
+        semafor._ensure_packages(False, messages.append)
+    assert calls == []
+    versions = semafor._ensure_packages(True, messages.append)
+    assert calls[-1] == ["apt-get", "install", "-y", "-q", "junit4"] and versions["junit4"] == "1"
+    assert messages[-1].endswith("apt-get installed 4 package(s): libjcommander-java 1.71-4, wordnet-base 1:3.0-37, "
+                                 "libc6 2.36-9+deb12u9, junit4 4.13.2-3")
 
 
 def test_setup_refuses_a_folder_that_is_not_semafor(tmp_path):
@@ -352,3 +390,17 @@ def test_end_to_end_on_the_sample(tmp_path, spacy_model):
     assert main(["score", "--mode", "argsonly", "--gold", str(data / "test.gold.xml"), "--pred",
                  str(xml / "test.predicted.xml"), "--framenet", str(SAMPLE), "--json", "--output", str(scores)]) == 0
     assert json.loads(scores.read_text(encoding="utf-8"))
+
+
+def test_prepare_takes_sample_as_the_bundled_sample(monkeypatch, tmp_path):
+    seen = {}
+
+    def prepare(installation, data, source, run, **_):
+        seen["source"] = source
+        return {"commit": "0" * 40}
+
+    monkeypatch.setattr(semafor_command, "_installation", lambda args: tmp_path)
+    monkeypatch.setattr(semafor, "prepare", prepare)
+    assert main(["semafor", "prepare", "--data", str(tmp_path), "--source", "sample", "--run", str(tmp_path / "run"),
+                 "--quiet"]) == 0
+    assert seen["source"] == resource_path("sample")

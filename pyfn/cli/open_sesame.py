@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pyfn.cli._util import Subparsers, add_actions, add_installation_options, checkout, log
 from pyfn.fileio import write_text
+from pyfn.framenet.sources import resolve_source
 from pyfn.parsers import open_sesame as sesame
 from pyfn.parsers.open_sesame_progress import progress
 
@@ -30,7 +31,7 @@ def _setup(args: argparse.Namespace) -> int:
 
 def _prepare(args: argparse.Namespace) -> int:
     record = sesame.prepare(
-        _installation(args), Path(args.data), Path(args.source), Path(args.run), version=args.version,
+        _installation(args), Path(args.data), resolve_source(args.source)[0], Path(args.run), version=args.version,
         embeddings=Path(args.embeddings) if args.embeddings else None,
         frames=Path(args.frames) if args.frames else None,
         models_from=Path(args.models_from) if args.models_from else None, log=log(args.quiet))
@@ -103,7 +104,8 @@ def add_parser(sub: Subparsers) -> None:
     prepare = actions.add_parser("prepare", help="lay out a run folder: configuration, data, frames, embeddings")
     _common(prepare)
     prepare.add_argument("--data", required=True, help="`pyfn convert --to bios` folder (train/dev/test.bios)")
-    prepare.add_argument("--source", required=True, help="the FrameNet release the data was built from")
+    prepare.add_argument("--source", required=True,
+                         help="the FrameNet release the data was built from ('sample': the bundled sample)")
     prepare.add_argument("--run", required=True, help="the run folder (created)")
     prepare.add_argument("--version", default="1.5", help="FrameNet version in Open-SESAME's paths (default 1.5)")
     prepare.add_argument("--embeddings", default=os.environ.get("SESAME_EMBEDDINGS"),

@@ -58,15 +58,17 @@ def mode_of(args: argparse.Namespace) -> str:
 
 def lexicon(args: argparse.Namespace):
     """The scorer lexicon of --framenet, or --frames and --relations, and how the signature names it."""
+    from pyfn.framenet.sources import resolve_source  # noqa: PLC0415
     from pyfn.scoring.scorer_lexicon import scorer_lexicon  # noqa: PLC0415
 
-    return scorer_lexicon(framenet=args.framenet, frames=args.frames, relations=args.relations)
+    framenet = resolve_source(args.framenet)[0] if args.framenet else None
+    return scorer_lexicon(framenet=framenet, frames=args.frames, relations=args.relations)
 
 
 def add_lexicon_options(p: argparse.ArgumentParser) -> None:
     """--framenet, or --frames and --relations: the scorer lexicon (:func:`lexicon`)."""
-    p.add_argument("--framenet", help="FrameNet release (dir or zip) whose frame/ and frRelation.xml give FE coreness "
-                   "and the relations of partial credit")
+    p.add_argument("--framenet", help="FrameNet release (dir or zip; 'sample': the bundled sample) whose frame/ "
+                   "and frRelation.xml give FE coreness and the relations of partial credit")
     p.add_argument("--frames", help="frames.xml as the Perl scorer reads it (with --relations)")
     p.add_argument("--relations", help="frRelations.xml as the Perl scorer reads it (with --frames)")
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pyfn.cli._util import Subparsers, add_actions, add_installation_options, checkout, log
 from pyfn.fileio import write_text
+from pyfn.framenet.sources import resolve_source
 from pyfn.parsers import semafor
 
 
@@ -39,7 +40,7 @@ def _setup(args: argparse.Namespace) -> int:
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    record = semafor.prepare(_installation(args), Path(args.data), Path(args.source), Path(args.run),
+    record = semafor.prepare(_installation(args), Path(args.data), resolve_source(args.source)[0], Path(args.run),
                              lexicon=Path(args.lexicon) if args.lexicon else None, fe_map=args.fe_map,
                              fe_map_from=Path(args.fe_map_from) if args.fe_map_from else None,
                              required_data=not args.no_required_data, heap=args.heap, log=log(args.quiet))
@@ -135,7 +136,8 @@ def add_parser(sub: Subparsers) -> None:
     prepare = actions.add_parser("prepare", help="lay out a run folder: data, maps, frame costs, WordNet, reqData")
     _common(prepare)
     prepare.add_argument("--data", required=True, help="`pyfn convert --to semafor conllx` folder")
-    prepare.add_argument("--source", required=True, help="the FrameNet release the data was built from")
+    prepare.add_argument("--source", required=True,
+                         help="the FrameNet release the data was built from ('sample': the bundled sample)")
     prepare.add_argument("--run", required=True, help="the run folder (created)")
     prepare.add_argument("--lexicon", help="FrameNet-layout folder whose lexical units RequiredDataCreation reads "
                          "(default: --source; e.g. `pyfn generate`'s fn_train)")

@@ -135,6 +135,12 @@ def _package_versions(packages: Sequence[str]) -> dict[str, str | None]:
     return versions
 
 
+def set_up_packages(apt_output: str) -> list[str]:
+    """``NAME VERSION`` of each package dpkg set up, from ``apt-get install``'s output, in its order
+    (the packages asked for and the dependencies apt added)."""
+    return [f"{m[1]} {m[2]}" for m in re.finditer(r"^Setting up (\S+?)(?::\S+)? \((\S+)\)", apt_output, re.M)]
+
+
 def _ensure_packages(install_packages: bool, log: Log) -> dict[str, str]:
     packages = required_packages()
     if shutil.which("dpkg-query") is None:
@@ -149,7 +155,9 @@ def _ensure_packages(install_packages: bool, log: Log) -> dict[str, str]:
         log(f"{NAME}: apt-get update; apt-get install {' '.join(missing)}")
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         _run(["apt-get", "update", "-q"], "apt-get update", env=env)
-        _run(["apt-get", "install", "-y", "-q", *missing], "apt-get install", env=env)
+        output = _run(["apt-get", "install", "-y", "-q", *missing], "apt-get install", env=env)
+        installed = set_up_packages(output)
+        log(f"{NAME}: apt-get installed {len(installed)} package(s): {', '.join(installed) or 'none'}")
         versions = _package_versions(packages)
         still = [p for p, v in versions.items() if v is None]
         if still:
