@@ -292,6 +292,11 @@ def test_progress_record_of_an_argid_run(installed, data, tmp_path, monkeypatch,
     assert main(["open-sesame", "progress", "--run", str(run), "--model", "aid", "--output", str(out)]) == 0
     assert "aid: not finished; 1.0 of 10 epochs, 2 dev evaluations, best dev labeled F1 0.6" in capsys.readouterr().out
     record = json.loads(out.read_text())
+    assert main(["open-sesame", "progress", "--run", str(run), "--model", "aid", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == record
+    assert main(["open-sesame", "progress", "--run", str(run), "--model", "aid"]) == 0
+    summary = capsys.readouterr().out
+    assert summary.count("\n") == 1 and summary.startswith("aid: not finished") and "wrote" not in summary
     folder = run / "logs" / "aid"
     state = json.loads((folder / sesame.STATE).read_text())
     assert record["dev_labeled_f1"] == [{"epoch": 0, "example": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5},

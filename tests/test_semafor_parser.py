@@ -282,6 +282,11 @@ def test_status_command_writes_the_record(trained_run, tmp_path, monkeypatch, ca
     assert record["iterations_done"] == 20 and "nice -n 19 pyfn semafor train" in record["resume_command"]
     out = capsys.readouterr().out
     assert "20 iterations; objective 1,000 -> 50; 0 restart(s);" in out and out.rstrip().endswith(f"wrote {output}")
+    assert main(["semafor", "status", "--run", str(run)]) == 0  # the summary alone
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("argid: finished; 20 iterations") and "wrote" not in out
+    assert main(["semafor", "status", "--run", str(run), "--json"]) == 0  # the record alone: JSON a tool can read
+    assert json.loads(capsys.readouterr().out)["iterations_done"] == 20
 
 
 def test_prepare_refuses_other_training_inputs_once_training_began(tmp_path):

@@ -60,17 +60,18 @@ def _decode(args: argparse.Namespace) -> int:
 def _progress(args: argparse.Namespace) -> int:
     record = progress(Path(args.run), args.stage, args.model)
     text = json.dumps(record, indent=1, sort_keys=True) + "\n"
-    if not args.output:
+    if args.output:
+        write_text(Path(args.output), text)
+    if args.json:
         sys.stdout.write(text)
         return 0
-    write_text(Path(args.output), text)
     best, left = record["best_dev"], record["remaining"]
     print(f"{record['model']}: {'finished' if record['finished'] else 'not finished'}; {record['epochs_done']} of "
           f"{record['budget']['num_epochs']} epochs, {len(record['dev_labeled_f1'])} dev evaluations, best dev "
           f"labeled F1 {best['f1'] if best else 'none yet'}; {record['restarts']} restart(s)"
           + (f"; {left['epochs_at_least']} to {left['epochs_at_most']} epochs left, about {left['hours_estimated'][0]} "
              f"to {left['hours_estimated'][1]} h at the speed so far" if left and "hours_estimated" in left else "")
-          + f"; wrote {args.output}")
+          + (f"; wrote {args.output}" if args.output else ""))
     return 0
 
 
@@ -135,7 +136,9 @@ def add_parser(sub: Subparsers) -> None:
     report.add_argument("--stage", default="argid", choices=["argid"], help="argid (the stage whose loop pyfn's "
                         "patch saves)")
     report.add_argument("--model", help="model name, under RUN/logs/ (default: the stage)")
-    report.add_argument("--output", help="JSON file written (default: standard output)")
+    report.add_argument("--output", help="write the progress record (JSON) here")
+    report.add_argument("--json", action="store_true",
+                        help="print the progress record (JSON) instead of the one-line summary")
 
 
 ACTIONS = {"setup": _setup, "prepare": _prepare, "train": _train, "decode": _decode, "progress": _progress}

@@ -89,6 +89,9 @@ def _status(args: argparse.Namespace) -> int:
     text = json.dumps(record, indent=1, sort_keys=True) + "\n"
     if args.output:
         write_text(Path(args.output), text)
+    if args.json:
+        sys.stdout.write(text)
+        return 0
     objective, speed, left = record["objective"], record["seconds_per_iteration"]["median"], record["remaining"]
     parts = [f"{args.stage}: {record['status']}; {record['iterations_done']} iterations",
              f"objective {objective['first']:,.0f} -> {objective['last']:,.0f}" if objective["last"] is not None
@@ -103,8 +106,6 @@ def _status(args: argparse.Namespace) -> int:
     if args.output:
         parts.append(f"wrote {args.output}")
     print("; ".join(parts))
-    if not args.output:
-        sys.stdout.write(text)
     return 0
 
 
@@ -169,6 +170,8 @@ def add_parser(sub: Subparsers) -> None:
     status.add_argument("--stage", default="argid", choices=semafor.STAGES, help="default: argid")
     status.add_argument("--config", help="the settings JSON the training was started with (for the resume command)")
     status.add_argument("--output", help="write the progress record (JSON) here")
+    status.add_argument("--json", action="store_true",
+                        help="print the progress record (JSON) instead of the one-line summary")
     status.add_argument("--quiet", action="store_true", help="no progress messages")
 
 
