@@ -368,3 +368,8 @@ def test_models_from_another_run_only_when_train_is_the_same(installed, data, tm
     (run / "logs" / "fid" / "pyfn-train.json").write_text(json.dumps({"model_sha256": "mine"}))
     with pytest.raises(PyfnError, match="has its own training of fid"):
         sesame.prepare(installed, variant, source, run, embeddings=vectors, models_from=trained_run)
+
+
+def test_progress_of_a_folder_that_is_not_a_run_is_an_error(tmp_path, capsys):
+    assert main(["open-sesame", "progress", "--run", str(tmp_path / "typo")]) == 1
+    assert "typo: not a prepared Open-SESAME run folder" in capsys.readouterr().err

@@ -409,3 +409,8 @@ def test_prepare_takes_sample_as_the_bundled_sample(monkeypatch, tmp_path):
     assert main(["semafor", "prepare", "--data", str(tmp_path), "--source", "sample", "--run", str(tmp_path / "run"),
                  "--quiet"]) == 0
     assert seen["source"] == resource_path("sample")
+
+
+def test_status_of_a_folder_that_is_not_a_run_is_an_error(tmp_path, capsys):
+    assert main(["semafor", "status", "--run", str(tmp_path / "typo")]) == 1
+    assert "typo: not a prepared SEMAFOR run folder" in capsys.readouterr().err

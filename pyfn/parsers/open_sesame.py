@@ -202,7 +202,7 @@ def _check_reusable(other: Path, mine: dict) -> list[Path]:
     """The finished trainings (``logs/MODEL`` with ``pyfn-train.json``) of the run folder ``other``;
     refused unless it was prepared with the same values as ``mine`` (Open-SESAME, train.bios, frames,
     and the embeddings when known)."""
-    theirs = _check_run(other)
+    theirs = prepared_run(other)
     recorded = {**{key: theirs.get(key) for key in REUSE_KEYS}, "train.bios": theirs["inputs"].get("train.bios"),
                 "frames": theirs["frames"]["sha256"], "embeddings": theirs["embeddings"]["sha256"]}
     differs = [key for key, value in mine.items() if recorded[key] != value]
@@ -273,7 +273,8 @@ def _call(argv: list[str], installation: Path, run: Path, what: str, log_file: P
     return output
 
 
-def _check_run(run: Path) -> dict:
+def prepared_run(run: Path) -> dict:
+    """The ``prepare.json`` record of a run folder; an error says to prepare it when there is none."""
     try:
         record = json.loads((Path(run) / "prepare.json").read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -333,7 +334,7 @@ def train(
     if record_path.is_file():
         log(f"{NAME}: {model} is trained ({record_path})")
         return json.loads(record_path.read_text(encoding="utf-8"))
-    prepared = _check_run(run)
+    prepared = prepared_run(run)
     budget = json.loads(Path(config).read_text(encoding="utf-8"))
     saved = model_file(run, _stage(stage), model, prepared["version"])
     mode = "refresh" if saved.is_file() or (folder / STATE).is_file() else "train"
@@ -408,7 +409,7 @@ def decode(
     sha256 and whether its training had finished). A model that differs from the one its finished training
     recorded is refused; one still training is decoded with a note.
     """
-    prepared = _check_run(run)
+    prepared = prepared_run(run)
     version = prepared["version"]
     saved = model_file(run, _stage(stage), model, version)
     if not saved.is_file():

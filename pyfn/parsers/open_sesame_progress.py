@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pyfn.errors import PyfnError
 from pyfn.fileio import sha256_file
-from pyfn.parsers.open_sesame import COMMAND, OPTIMIZER_LOST, TRAINED, model_file, read_state
+from pyfn.parsers.open_sesame import COMMAND, OPTIMIZER_LOST, TRAINED, model_file, prepared_run, read_state
 
 
 def _rate(evaluations: list[dict], clock: str, dev: str) -> float | None:
@@ -62,6 +62,7 @@ def _speed(state: dict, examples: int, interval: int) -> dict:
 def progress(run: Path, stage: str = "argid", model: str | None = None) -> dict:
     """The progress record of ``RUN/logs/{model}`` (default: the stage's name); errors before its first save."""
     run = Path(run)
+    version = prepared_run(run)["version"]
     model = model or stage
     folder = run / "logs" / model
     state = read_state(folder)
@@ -69,7 +70,6 @@ def progress(run: Path, stage: str = "argid", model: str | None = None) -> dict:
         raise PyfnError(f"{folder}: no {stage} training state yet (pyfn's patch saves it at the first dev evaluation)")
     config = json.loads((folder / "configuration.json").read_text(encoding="utf-8"))
     command = json.loads((folder / COMMAND).read_text(encoding="utf-8"))
-    version = json.loads((run / "prepare.json").read_text(encoding="utf-8"))["version"]
     interval = config["dev_eval_epoch_frequency"] * config["eval_after_every_epochs"]
     examples = len(state["order"])
     evaluations = state["evaluations"]

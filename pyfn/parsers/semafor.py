@@ -866,6 +866,7 @@ def progress(run: Path, stage: str = "argid", *, resume_command: str | None = No
     (restarts, where from, L-BFGS memory lost), objective per iteration, seconds per iteration, checkpoints
     (sha256), peak heap (GC logs), whether a process is training now."""
     run = Path(run).resolve()
+    _check_run(run)
     stage = _stage(stage)
     folder = run / stage
     logs = run / "logs"
