@@ -33,6 +33,8 @@ from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import sha256_file, write_text
 from pyfn.framenet.release import open_release
 from pyfn.parsers import install
+from pyfn.parsers.blas import blas_env
+from pyfn.parsers.blas import record as blas_record
 from pyfn.resources import resource_path
 
 NAME = "open-sesame"
@@ -77,7 +79,8 @@ def _python(installation: Path) -> str:
 
 def _env(installation: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(PYTHONPATH=str(installation / "src"), PYTHONHASHSEED=HASH_SEED, TQDM_MININTERVAL=LOG_INTERVAL)
+    env.update(PYTHONPATH=str(installation / "src"), PYTHONHASHSEED=HASH_SEED, TQDM_MININTERVAL=LOG_INTERVAL,
+               **blas_env())
     return env
 
 
@@ -165,7 +168,7 @@ def prepare(
               installation, run, f"{NAME}: word2vec")
         vectors = {"source": "word2vec on train.sentences (gensim, skip-gram, seed 1, one worker; "
                              "published Open-SESAME numbers use GloVe 6B.100d)",
-                   "sha256": sha256_file(run / EMBEDDINGS)}
+                   "openblas_coretype": blas_record(), "sha256": sha256_file(run / EMBEDDINGS)}
     record = {
         "parser": NAME, "commit": installed["commit"], "patches": installed["patches"], "pins": installed["pins"],
         "data": os.path.relpath(data, run), "inputs": inputs,

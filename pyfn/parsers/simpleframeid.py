@@ -35,6 +35,8 @@ from pathlib import Path
 from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import sha256_file, write_lines, write_text
 from pyfn.parsers import install
+from pyfn.parsers.blas import blas_env
+from pyfn.parsers.blas import record as blas_record
 from pyfn.resources import resource_path
 from pyfn.scoring.frameid import read_lu_frames
 
@@ -91,7 +93,7 @@ def _env(installation: Path) -> dict[str, str]:
         PYTHONPATH=os.pathsep.join([str(installation / "site"), str(installation / "src" / "simpleFrameId")]),
         PYTHONHASHSEED=HASH_SEED, KERAS_BACKEND="theano", KERAS_HOME=str(installation / "keras"),
         THEANO_FLAGS=f"base_compiledir={installation / 'theano'}",
-        OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+        OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", **blas_env(),
     )
     return env
 
@@ -173,7 +175,8 @@ def _vectors(installation: Path, run: Path, embeddings: Path | None, texts: Sequ
         return {"source": embeddings.name, "sha256": sha256_file(embeddings)}
     how = {"text": [str(t) for t in texts], "text_sha256": _text_digest(texts), "dim": DIM, "epochs": W2V_EPOCHS,
            "trainer": "pyfn/parsers/word2vec_script.py (gensim Word2Vec: skip-gram, window 5, min_count 1, "
-                      "one worker, seed 1, PYTHONHASHSEED 0; lower-cased whitespace tokens)"}
+                      "one worker, seed 1, PYTHONHASHSEED 0; lower-cased whitespace tokens)",
+           "openblas_coretype": blas_record()}
     old = previous.get("embeddings", {})
     if old.get("how", {}) == how and target.is_file() and sha256_file(target) == old.get("sha256"):
         log(f"{NAME}: word2vec vectors already trained on this text ({target})")
@@ -186,7 +189,7 @@ def _vectors(installation: Path, run: Path, embeddings: Path | None, texts: Sequ
                 shutil.copyfileobj(src, out)
     raw = run / "embeddings" / "word2vec.txt"
     log(f"{NAME}: training {DIM}-d word2vec vectors on {', '.join(str(t) for t in texts)}")
-    env = {**os.environ, "PYTHONHASHSEED": HASH_SEED}
+    env = {**os.environ, "PYTHONHASHSEED": HASH_SEED, **blas_env()}
     argv = [str(installation / "venv" / "bin" / "python"), str(Path(__file__).with_name("word2vec_script.py")),
             str(corpus), str(raw), str(DIM), "1", str(W2V_EPOCHS)]
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)

@@ -1,0 +1,61 @@
+"""One set of OpenBLAS kernels for the external parsers' processes, so their numbers do not depend on the CPU.
+
+OpenBLAS (numpy's and scipy's BLAS, which gensim's word2vec calls for every update) chooses its kernels when
+it loads, by the CPU it finds, and kernels for different CPUs add in different orders: the same word2vec run
+(gensim 4.4.0, seed 1, one worker, fixed ``PYTHONHASHSEED``) on FN 1.5 train's sentences writes vectors with
+sha256 ``4f56938f...`` under the Haswell kernels and ``a76c9e7d...`` under the SkylakeX kernels that an
+AVX-512 CPU gets, and the parser trained on them starts on another course. ``OPENBLAS_CORETYPE`` makes
+OpenBLAS take the named kernels instead. pyfn sets it to :data:`CORETYPE` wherever those kernels can run
+(x86-64 with AVX2 and FMA), so two such machines give the same vectors and the same models; elsewhere
+OpenBLAS keeps its own choice, which the records then say.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+
+VARIABLE = "OPENBLAS_CORETYPE"
+CORETYPE = "Haswell"
+"""The kernels pinned: the newest set that every x86-64 CPU with AVX2 and FMA runs (2013 on)."""
+NEEDS = frozenset({"avx2", "fma"})
+"""The CPU flags the Haswell kernels use."""
+CPUINFO = Path("/proc/cpuinfo")
+
+
+def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
+    """The CPU's feature flags as Linux lists them (the first ``flags`` line); empty where there is none."""
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            return frozenset(value.split())
+    return frozenset()
+
+
+def coretype(environ: dict[str, str] | None = None, machine: str | None = None,
+             flags: frozenset[str] | None = None) -> str | None:
+    """The kernels a parser's process is given: the user's own ``OPENBLAS_CORETYPE`` when set, else
+    :data:`CORETYPE` on an x86-64 CPU with AVX2 and FMA, else ``None`` (OpenBLAS chooses by the CPU)."""
+    environ = os.environ if environ is None else environ
+    if environ.get(VARIABLE):
+        return environ[VARIABLE]
+    machine = platform.machine() if machine is None else machine
+    if machine.lower() not in ("x86_64", "amd64"):
+        return None
+    return CORETYPE if NEEDS <= (cpu_flags() if flags is None else flags) else None
+
+
+def blas_env() -> dict[str, str]:
+    """The variables to add to a parser's environment (none where OpenBLAS keeps its own choice)."""
+    chosen = coretype()
+    return {VARIABLE: chosen} if chosen else {}
+
+
+def record() -> str:
+    """What the records say about the kernels: the pinned set, or that OpenBLAS chose by the CPU."""
+    return coretype() or "chosen by OpenBLAS for this CPU (not pinned)"
