@@ -61,3 +61,17 @@ def test_parsers_environments_carry_it(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert simpleframeid._env(tmp_path)["OPENBLAS_CORETYPE"] == "Haswell"
     monkeypatch.setattr(blas.platform, "machine", lambda: "aarch64")
     assert "OPENBLAS_CORETYPE" not in open_sesame._env(tmp_path)
+
+
+def test_cpu_kind_and_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 207\n"
+                    "model name\t: Intel(R) Xeon(R) Processor\nflags\t\t: fpu avx2 fma avx512f\n\n"
+                    "processor\t: 1\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 207\n", encoding="utf-8")
+    assert blas.cpu_kind(info) == "GenuineIntel family 6 model 207"
+    monkeypatch.setattr(blas.platform, "machine", lambda: "aarch64")
+    assert blas.cpu_kind(tmp_path / "absent") == f"aarch64 (no CPU model in {tmp_path / 'absent'})"
+    monkeypatch.setattr(blas, "cpu_kind", lambda: "GenuineIntel family 6 model 207")
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    assert blas.machine() == {"architecture": "aarch64", "cpu": "GenuineIntel family 6 model 207",
+                              "openblas_coretype": "chosen by OpenBLAS for this CPU (not pinned)"}

@@ -10,7 +10,7 @@ import pytest
 
 from pyfn.cli import main
 from pyfn.errors import PyfnError
-from pyfn.parsers import install
+from pyfn.parsers import blas, install
 from pyfn.parsers import open_sesame as sesame
 from pyfn.parsers.open_sesame_progress import progress
 
@@ -219,6 +219,7 @@ def test_interrupted_training_resumes_from_the_saved_model(installed, data, tmp_
     calls = (run / "logs" / "fid" / "calls").read_text().splitlines()
     assert calls[1] == "--mode refresh --model_name fid --dynet-seed 3"
     assert record["resumed"] and record["attempts"] == 2
+    assert record["machine"] == blas.machine()
 
 
 

@@ -13,7 +13,7 @@ import pytest
 from pyfn.cli import main
 from pyfn.errors import PyfnError
 from pyfn.resources import resource_path
-from pyfn.parsers import semafor
+from pyfn.parsers import blas, semafor
 from pyfn.cli import semafor as semafor_command
 
 SAMPLE = Path(__file__).resolve().parent.parent / "resources" / "sample"
@@ -235,10 +235,12 @@ def test_training_resumes_from_the_last_complete_checkpoint(trained_run, monkeyp
     record = semafor.train(inst, run, "argid", config)
     assert "restartfile:argid/argmodel.dat_10" in calls[0][1] and "maxiterations:20" in calls[0][1]
     assert record["attempts"] == 2 and record["iterations"] == 20 and record["stopped"] == "budget"
+    assert record["machine"] == blas.machine()  # where it finished; each attempt records its own
     attempts = json.loads((run / "argid" / "attempts.json").read_text(encoding="utf-8"))
     assert attempts[0]["restart_from"] is None and attempts[0]["lbfgs_memory"] == "fresh start"
     assert attempts[1]["restart_from"] == "argmodel.dat_10" and attempts[1]["lbfgs_memory"].startswith("lost")
     assert attempts[1]["incomplete_checkpoints_removed"] == ["argmodel.dat_15"]
+    assert attempts[0]["machine"] == attempts[1]["machine"] == blas.machine()
     assert semafor.train(inst, run, "argid", config) == record  # finished: not run again
 
 

@@ -37,6 +37,27 @@ def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
     return frozenset()
 
 
+def cpu_kind(cpuinfo: Path = CPUINFO) -> str:
+    """The kind of CPU as Linux names it (``GenuineIntel family 6 model 207``), for the training records: a
+    parser whose training differs between kinds of CPU is reproducible on the kind that trained it."""
+    fields: dict[str, str] = {}
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    if "vendor_id" not in fields:
+        return f"{platform.machine() or 'unknown'} (no CPU model in {cpuinfo})"
+    return f"{fields['vendor_id']} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}"
+
+
+def machine() -> dict[str, str]:
+    """Where a training ran, as its record says: the architecture, the kind of CPU and OpenBLAS's kernels."""
+    return {"architecture": platform.machine(), "cpu": cpu_kind(), "openblas_coretype": record()}
+
+
 def coretype(environ: dict[str, str] | None = None, machine: str | None = None,
              flags: frozenset[str] | None = None) -> str | None:
     """The kernels a parser's process is given: the user's own ``OPENBLAS_CORETYPE`` when set, else

@@ -33,7 +33,7 @@ from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import sha256_file, write_text
 from pyfn.framenet.release import open_release
 from pyfn.parsers import install
-from pyfn.parsers.blas import blas_env
+from pyfn.parsers.blas import blas_env, machine
 from pyfn.parsers.blas import record as blas_record
 from pyfn.resources import resource_path
 
@@ -366,7 +366,7 @@ def train(
         "resumed": mode == "refresh" or attempts > 1,
         "stopped": "patience" if stopped == "patience" else "epoch budget",
         "best_dev": float(best[-1]) if best else None,
-        "model_sha256": sha256_file(saved),
+        "model_sha256": sha256_file(saved), "machine": machine(),
     }
     if state is not None:
         record.update(epochs=state["epoch"], dev_evaluations=len(state["evaluations"]),

@@ -39,6 +39,7 @@ from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import atomic_writer, locked_directory, pid_alive, sha256_file, write_lines, write_text
 from pyfn.framenet.release import open_release
 from pyfn.parsers import install
+from pyfn.parsers.blas import machine
 from pyfn.resources import resource_path
 
 NAME = "semafor"
@@ -708,7 +709,8 @@ def _lbfgs(installation: Path, run: Path, stage: str, cls: str, args: list[str],
                "installation": installation.name, "patches": installed["patches"], "settings": settings,
                "restart_from": start[1].name if start else None,
                "restart_sha256": sha256_file(start[1]) if start else None,
-               "lbfgs_memory": "lost (warm start from the saved weights only)" if start else "fresh start"}
+               "lbfgs_memory": "lost (warm start from the saved weights only)" if start else "fresh start",
+               "machine": machine()}
     skipped = [p.name for n, p in checkpoints(folder, model) if start is None or n > start[0]]
     if skipped:
         attempt["incomplete_checkpoints_removed"] = skipped
@@ -729,7 +731,7 @@ def _lbfgs(installation: Path, run: Path, stage: str, cls: str, args: list[str],
                         f"(an L-BFGS line search failure? see {run / 'logs' / f'{stage}-train.log'})")
     record = {"stage": stage, "settings": settings, "attempts": len(attempts) + 1,
               "iterations": int(stopped[-1][0]), "stopped": stopped[-1][1], "last_attempt_seconds": seconds,
-              "model": f"{stage}/{model}", "model_sha256": sha256_file(final)}
+              "model": f"{stage}/{model}", "model_sha256": sha256_file(final), "machine": machine()}
     write_text(folder / TRAINED, json.dumps(record, indent=1, sort_keys=True) + "\n")
     return record
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from pyfn.errors import PyfnError, UsageError
 from pyfn.fileio import sha256_file, write_lines, write_text
 from pyfn.parsers import install
-from pyfn.parsers.blas import blas_env
+from pyfn.parsers.blas import blas_env, machine
 from pyfn.parsers.blas import record as blas_record
 from pyfn.resources import resource_path
 from pyfn.scoring.frameid import read_lu_frames
@@ -315,7 +315,7 @@ def train(
     record = {"model": model, **setting, "seconds": round(time.monotonic() - start, 1),
               "attempts": sum(line.startswith("$ ") for line in output.splitlines()), "resumed_after_epochs": resumed,
               "model_sha256": sha256_file(saved), "prepared_sha256": sha256_file(run / "prepare.json"),
-              "embeddings_sha256": prepared["embeddings"]["sha256"]}
+              "embeddings_sha256": prepared["embeddings"]["sha256"], "machine": machine()}
     write_text(record_path, json.dumps(record, indent=1, sort_keys=True) + "\n")
     return record
 
