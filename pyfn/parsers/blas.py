@@ -6,8 +6,9 @@ it loads, by the CPU it finds, and kernels for different CPUs add in different o
 sha256 ``4f56938f...`` under the Haswell kernels and ``a76c9e7d...`` under the SkylakeX kernels that an
 AVX-512 CPU gets, and the parser trained on them starts on another course. ``OPENBLAS_CORETYPE`` makes
 OpenBLAS take the named kernels instead. pyfn sets it to :data:`CORETYPE` wherever those kernels can run
-(x86-64 with AVX2 and FMA), so two such machines give the same vectors and the same models; elsewhere
-OpenBLAS keeps its own choice, which the records then say.
+(x86-64 with AVX2 and FMA), so two such machines give the same vectors; elsewhere OpenBLAS keeps its own
+choice, which the records then say. The parsers' own trainings can still differ between kinds of CPU
+(docs/howto/parsers.md): :func:`machine` names the kind in each training record.
 """
 
 from __future__ import annotations
@@ -58,15 +59,15 @@ def machine() -> dict[str, str]:
     return {"architecture": platform.machine(), "cpu": cpu_kind(), "openblas_coretype": record()}
 
 
-def coretype(environ: dict[str, str] | None = None, machine: str | None = None,
+def coretype(environ: dict[str, str] | None = None, arch: str | None = None,
              flags: frozenset[str] | None = None) -> str | None:
     """The kernels a parser's process is given: the user's own ``OPENBLAS_CORETYPE`` when set, else
     :data:`CORETYPE` on an x86-64 CPU with AVX2 and FMA, else ``None`` (OpenBLAS chooses by the CPU)."""
     environ = os.environ if environ is None else environ
     if environ.get(VARIABLE):
         return environ[VARIABLE]
-    machine = platform.machine() if machine is None else machine
-    if machine.lower() not in ("x86_64", "amd64"):
+    arch = platform.machine() if arch is None else arch
+    if arch.lower() not in ("x86_64", "amd64"):
         return None
     return CORETYPE if NEEDS <= (cpu_flags() if flags is None else flags) else None
 
