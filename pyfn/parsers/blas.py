@@ -25,30 +25,28 @@ NEEDS = frozenset({"avx2", "fma"})
 CPUINFO = Path("/proc/cpuinfo")
 
 
-def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
-    """The CPU's feature flags as Linux lists them (the first ``flags`` line); empty where there is none."""
+def _cpuinfo(cpuinfo: Path) -> dict[str, str]:
+    """The first value of each field of Linux's CPU description (empty where there is none)."""
     try:
         text = cpuinfo.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return frozenset()
+        return {}
+    fields: dict[str, str] = {}
     for line in text.splitlines():
         key, _, value = line.partition(":")
-        if key.strip() == "flags":
-            return frozenset(value.split())
-    return frozenset()
+        fields.setdefault(key.strip(), value.strip())
+    return fields
+
+
+def cpu_flags(cpuinfo: Path = CPUINFO) -> frozenset[str]:
+    """The CPU's feature flags as Linux lists them (the first ``flags`` line); empty where there is none."""
+    return frozenset(_cpuinfo(cpuinfo).get("flags", "").split())
 
 
 def cpu_kind(cpuinfo: Path = CPUINFO) -> str:
     """The kind of CPU as Linux names it (``GenuineIntel family 6 model 207``), for the training records: a
     parser whose training differs between kinds of CPU is reproducible on the kind that trained it."""
-    fields: dict[str, str] = {}
-    try:
-        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        text = ""
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        fields.setdefault(key.strip(), value.strip())
+    fields = _cpuinfo(cpuinfo)
     if "vendor_id" not in fields:
         return f"{platform.machine() or 'unknown'} (no CPU model in {cpuinfo})"
     return f"{fields['vendor_id']} family {fields.get('cpu family', '?')} model {fields.get('model', '?')}"
